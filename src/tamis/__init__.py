@@ -1,0 +1,35 @@
+"""tamis: a search layer for AI agents.
+
+One query fanned out to every configured backend; results deduped by normalised URL with
+provenance kept; non-answers dropped with a reason; content farms demoted below primary
+sources; a deterministic ranking; page text for the top results under a character budget.
+
+The Python API is lazy so that ``import tamis`` stays cheap::
+
+    import tamis
+    response = tamis.search("proxmox thin pool metadata exhaustion recovery")
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tamis.core import asearch, search
+    from tamis.models import SearchResponse
+
+__all__ = ["SearchResponse", "__version__", "asearch", "search"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in {"search", "asearch"}:
+        from tamis import core
+
+        return getattr(core, name)
+    if name == "SearchResponse":
+        from tamis.models import SearchResponse
+
+        return SearchResponse
+    raise AttributeError(f"module 'tamis' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""Backend adapters ("lines"): one module per backend, all behind ``base.Adapter``."""

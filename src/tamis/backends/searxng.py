@@ -1,0 +1,116 @@
+"""SearXNG: a metasearch instance of your own.
+
+Config::
+
+    backends:
+      - name: searxng            # or any name, with type: searxng
+        base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL
+        params: {engines: "bing,brave"}   # optional fixed parameters
+
+No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
+``safesearch`` and ``engines``, passed through when given. The instance must allow JSON
+output: ``search.formats: [html, json]`` in its settings.yml, else it answers 403.
+
+Provenance: each result's ``engines`` and ``positions`` (not only ``engine``), labelled
+``<line>:<engine>``. ``unresponsive_engines`` become notes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, skipped_note
+from tamis.models import Note, RawHit, SearchRequest
+
+JSON_DISABLED = (
+    "SearXNG answered 403: JSON output is not enabled; enable `json` in `search.formats`"
+    " of settings.yml"
+)
+
+
+class SearXNG(Adapter):
+    type = "searxng"
+    supports = Supports(paging=True, time_range=True, language=True, categories=True)
+
+    @property
+    def base_url(self) -> str:
+        url = self.line.base_url or os.environ.get("SEARXNG_URL")
+        if not url:
+            raise AnswerError("no base_url configured and SEARXNG_URL is not set")
+        return url.rstrip("/")
+
+    def key_envs(self) -> list[str]:
+        return self.line.key_envs()  # a proxy in front of SearXNG may want one; none by default
+
+    def endpoint(self) -> str:
+        try:
+            return self.base_url + (self.line.search_path or "/search")
+        except AnswerError:
+            return "(SEARXNG_URL not set)"
+
+    def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
+        params: dict[str, Any] = {"q": request.query, "format": "json"}
+        for name in ("categories", "language", "time_range", "safesearch", "pageno", "engines"):
+            value = getattr(request, name)
+            if value is not None:
+                params[name] = value
+        for name, value in self.line.params.items():
+            params.setdefault(name, value)
+        headers = {"Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return HttpRequest("GET", self.base_url + (self.line.search_path or "/search"),
+                           params=params, headers=headers)
+
+    def check_status(self, response: httpx.Response) -> None:
+        if response.status_code == 403:
+            raise AnswerError(JSON_DISABLED, status=403)
+        if response.status_code == 429:
+            raise AnswerError("HTTP 429: SearXNG rate-limited this client (its limiter)",
+                              status=429)
+        super().check_status(response)
+
+    def parse(self, payload: Any, request: SearchRequest) -> Parsed:
+        return parse_searxng(self, payload)
+
+
+def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
+    """Read a SearXNG ``format=json`` answer (used by the replay adapter too)."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise AnswerError("answer is not SearXNG JSON (no 'results' list)")
+    hits: list[RawHit] = []
+    skipped = 0
+    for index, item in enumerate(payload["results"], start=1):
+        if not isinstance(item, dict):
+            skipped += 1
+            continue
+        engines = item.get("engines")
+        positions = item.get("positions")
+        if not isinstance(engines, list) or not engines:
+            engine = item.get("engine")
+            engines = [engine] if isinstance(engine, str) and engine else ["unknown"]
+        if not isinstance(positions, list) or len(positions) != len(engines):
+            positions = [index] * len(engines)
+        pairs = [(str(e), int(p)) if isinstance(p, int | float) and p >= 1 else (str(e), index)
+                 for e, p in zip(engines, positions, strict=True)]
+        hit = adapter.hit(item.get("url"), item.get("title"), item.get("content"), index,
+                          published=item.get("publishedDate"))
+        if hit is None:
+            skipped += 1
+            continue
+        hit.engines = [f"{adapter.name}:{e}" for e, _ in pairs]
+        hit.positions = [p for _, p in pairs]
+        hits.append(hit)
+    notes: list[Note] = []
+    if skipped:
+        notes.append(skipped_note(adapter.name, skipped))
+    for entry in payload.get("unresponsive_engines") or []:
+        if isinstance(entry, list | tuple) and entry:
+            engine = str(entry[0])
+            why = str(entry[1]) if len(entry) > 1 else "unresponsive"
+            notes.append(Note(source=f"{adapter.name}:{engine}", kind="unresponsive_engine",
+                              message=why))
+    return Parsed(hits=hits, notes=notes)

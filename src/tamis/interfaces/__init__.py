@@ -1,0 +1,1 @@
+"""Thin shells over the one search core: CLI, MCP server, HTTP service."""

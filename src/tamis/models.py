@@ -1,0 +1,205 @@
+"""The typed data that flows through the pipeline, stage by stage.
+
+``SearchRequest`` -> fan-out -> ``LineAnswer`` (``RawHit`` each) -> merge -> ``Candidate``
+-> filter (``Dropped``) -> rank -> extract -> ``SearchResponse`` (``Result`` each).
+
+Everything a user sees in JSON is a pydantic model here, so ``docs/schema.json`` is generated
+from this file and real output is validated against it in the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "content-farm"]
+TimeRange = Literal["day", "week", "month", "year"]
+
+
+class SearchRequest(BaseModel):
+    """What was asked: the query and the optional parameters passed to backends."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str
+    max_results: int | None = Field(default=None, description="Results returned; config default")
+    categories: str | None = None
+    language: str | None = None
+    time_range: TimeRange | None = None
+    safesearch: int | None = Field(default=None, ge=0, le=2)
+    pageno: int | None = Field(default=None, ge=1)
+    engines: str | None = None
+    include_domains: list[str] = Field(default_factory=list)
+    exclude_domains: list[str] = Field(default_factory=list)
+
+    def cache_params(self) -> dict[str, object]:
+        """The parameters that change a backend's answer (the cache key, with the query)."""
+        return self.model_dump(exclude={"max_results"}, exclude_defaults=True)
+
+
+class RawHit(BaseModel):
+    """One result as one line (backend) returned it, before any cleaning."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    line: str = Field(description="The line (configured backend) that returned it")
+    engines: list[str] = Field(description="Provenance labels, e.g. 'searxng:bing' or 'tavily'")
+    positions: list[int] = Field(description="1-based position per engine, parallel to engines")
+    published: str | None = None
+
+
+class Note(BaseModel):
+    """Something a backend, engine or stage reported: shown in the answer, never hidden."""
+
+    source: str = Field(description="Line, engine or stage the note is about")
+    kind: Literal[
+        "unresponsive_engine",
+        "line_failed",
+        "line_timeout",
+        "line_empty",
+        "no_usable_key",
+        "key_rested",
+        "unknown_shape",
+        "skipped_hit",
+        "cached",
+        "info",
+    ]
+    message: str
+
+
+class LineAnswer(BaseModel):
+    """What one line answered (or why it did not)."""
+
+    line: str
+    order: int = Field(description="Index of the line in the config: the stable tie-break")
+    status: Literal["ok", "empty", "failed", "timeout", "no_key"]
+    hits: list[RawHit] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    seconds: float = 0.0
+    cached: bool = False
+    required: bool = False
+    weight: float = 1.0
+
+
+class Candidate(BaseModel):
+    """One page after normalisation and merge: every variant folded under one key."""
+
+    key: str = Field(description="Canonical dedupe key (normalised URL)")
+    url: str = Field(description="The clean URL shown to the user")
+    title: str
+    snippet: str
+    host: str
+    domain: str = Field(description="Registrable domain (Public Suffix List)")
+    engines: list[str] = Field(description="Sorted union of provenance labels")
+    positions: dict[str, int] = Field(description="Best position per provenance label")
+    lines: dict[str, int] = Field(description="Best position per line")
+    line_orders: list[int] = Field(description="Config order of the lines that returned it")
+    weights: dict[str, float] = Field(default_factory=dict, description="Weight per line")
+    first_seen: int = Field(description="1-based index in the raw merged list (reporting only)")
+    variants: list[str] = Field(default_factory=list, description="Raw URLs folded into this one")
+    published: str | None = None
+
+
+class Dropped(BaseModel):
+    """A raw result that was not returned, with the rule that dropped it."""
+
+    url: str
+    reason: str
+    position: int = Field(description="1-based index in the raw merged list")
+    title: str = ""
+    engines: list[str] = Field(default_factory=list)
+
+
+class ScoreParts(BaseModel):
+    """The components of a result's score, so every ranking decision can be explained."""
+
+    fusion: float = Field(description="Agreement and position across engines (RRF, weighted)")
+    relevance: float = Field(description="BM25 of title and snippet against the query")
+    prefer: float
+    multi_engine: float
+    demote: float
+    total: float
+    tier: Literal["primary", "normal", "demoted"]
+    demote_reason: str | None = None
+
+
+class Result(BaseModel):
+    """One returned result. Field order is part of the contract."""
+
+    rank: int
+    title: str
+    url: str
+    host: str
+    domain: str
+    source_type: SourceType
+    engines: list[str]
+    positions: dict[str, int]
+    score: float
+    snippet: str
+    excerpt: str = ""
+    extraction: str = Field(
+        default="skipped",
+        description="ok | truncated | skipped | skipped_budget_exhausted | empty | failed:<Type>"
+        " | blocked | unsupported_type | duplicate",
+    )
+    extraction_detail: str | None = Field(
+        default=None, description="Why: the failure message, or the URL a duplicate copies"
+    )
+    published: str | None = None
+    explain: ScoreParts | None = None
+
+
+class ExtractionSummary(BaseModel):
+    extracted: int = 0
+    chars_used: int = 0
+    budget: int = 0
+    failures: int = 0
+    seconds: float = 0.0
+    provider: str | None = None
+    mode: str | None = None
+
+
+class LineReport(BaseModel):
+    """How one line did: shown in every answer so a failed or slow line is visible."""
+
+    line: str
+    status: Literal["ok", "empty", "failed", "timeout", "no_key"]
+    results: int
+    seconds: float
+    cached: bool
+
+
+class Timing(BaseModel):
+    fanout_seconds: float
+    pipeline_seconds: float
+    extract_seconds: float
+    total_seconds: float
+
+
+class SearchResponse(BaseModel):
+    """The stable JSON answer. ``schema_version`` changes when a field changes meaning."""
+
+    schema_version: str = SCHEMA_VERSION
+    query: str
+    status: Literal["ok", "no_results", "failed"]
+    raw_result_count: int
+    returned_count: int
+    dropped_count: int
+    engines: list[str]
+    lines: list[LineReport]
+    results: list[Result]
+    extraction: ExtractionSummary
+    dropped: list[Dropped] | None = Field(
+        default=None, description="Present with --explain: every dropped result with its reason"
+    )
+    notes: list[Note]
+    timing: Timing
+
+    @property
+    def exit_code(self) -> int:
+        """0 ok, 1 nothing survived filtering (or no results), 2 the layer could not run."""
+        return {"ok": 0, "no_results": 1, "failed": 2}[self.status]

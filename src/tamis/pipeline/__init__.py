@@ -1,0 +1,1 @@
+"""The pipeline stages, one module each: fanout -> merge -> filter -> rank -> (extract)."""

@@ -1,0 +1,179 @@
+"""Find, read, merge and validate the config, with errors that name the file, key and line.
+
+Discovery order: ``--config FILE``, else ``$TAMIS_CONFIG``, else
+``$XDG_CONFIG_HOME/tamis/config.yaml`` (``~/.config/tamis/config.yaml``), else the built-in
+policy alone. A user file is layered over the built-in policy: mappings merge key by key, a
+list replaces the default list, and ``{add: [...], remove: [...]}`` edits the default list.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from tamis.errors import ConfigError
+from tamis.policy.schema import Config, LineConfig
+
+ListEdit = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: Config
+    source: str  # the file it came from, or "built-in"
+
+
+def default_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "tamis" / "config.yaml"
+
+
+def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The config file in effect, or None for the built-in policy."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("TAMIS_CONFIG")
+    if env:
+        return Path(env)
+    path = default_config_path()
+    return path if path.is_file() else None
+
+
+def builtin_data() -> dict[str, Any]:
+    text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
+    data = yaml.safe_load(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def _line_map(node: yaml.Node, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], int]:
+    """Map every key path in a YAML document to its 1-based line number."""
+    lines: dict[tuple[Any, ...], int] = {path: node.start_mark.line + 1}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            sub = _line_map(value_node, (*path, key))
+            sub[(*path, key)] = key_node.start_mark.line + 1
+            lines.update(sub)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines.update(_line_map(item, (*path, i)))
+    return lines
+
+
+def _is_list_edit(value: Any) -> bool:
+    return isinstance(value, dict) and bool(value) and set(value) <= {"add", "remove"}
+
+
+def merge(base: Any, over: Any, where: str = "") -> Any:
+    """Layer a user value over a default value (see the module docstring)."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = merge(base.get(key), value, f"{where}.{key}" if where else str(key))
+        return out
+    if isinstance(base, list) and _is_list_edit(over):
+        add = over.get("add") or []
+        remove = over.get("remove") or []
+        if not isinstance(add, list) or not isinstance(remove, list):
+            raise ConfigError(f"{where}: 'add' and 'remove' take lists")
+        removed = {str(x).lower() for x in remove}
+        kept = [x for x in base if str(x).lower() not in removed]
+        return kept + [x for x in add if x not in kept]
+    return over
+
+
+def _format_error(
+    err: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int], data: dict[str, Any]
+) -> str:
+    loc = tuple(err.get("loc", ()))
+    key = ".".join(str(p) for p in loc) or "(top level)"
+    if len(loc) >= 2 and loc[0] == "backends" and isinstance(loc[1], int):
+        try:
+            name = data["backends"][loc[1]].get("name")
+        except (AttributeError, IndexError, KeyError, TypeError):
+            name = None
+        if name:
+            key = f"backends[{name}]" + "".join(f".{p}" for p in loc[2:])
+    line = None
+    for cut in range(len(loc), -1, -1):
+        if loc[:cut] in lines:
+            line = lines[loc[:cut]]
+            break
+    where = f"{source}, line {line}" if line else source
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key '{key}'"
+    msg = str(err.get("msg", "invalid value"))
+    msg = msg.removeprefix("Value error, ")
+    if kind in {"missing"}:
+        return f"{where}: missing key '{key}'"
+    return f"{where}: key '{key}': {msg}"
+
+
+def zero_config_backends(env: Mapping[str, str] | None = None) -> list[LineConfig]:
+    """Lines made from the environment when no config file names any."""
+    from tamis.backends.registry import lines_from_environment
+
+    return lines_from_environment(os.environ if env is None else env)
+
+
+def load_config(
+    explicit: str | os.PathLike[str] | None = None,
+    *,
+    overrides: dict[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> LoadedConfig:
+    """Read the config in effect. Raises ConfigError with a one-line message."""
+    path = discover(explicit)
+    data = builtin_data()
+    lines: dict[tuple[Any, ...], int] = {}
+    source = "built-in policy"
+    if path is not None:
+        source = str(path)
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"{source}: config file not found") from None
+        except IsADirectoryError:
+            raise ConfigError(f"{source}: is a directory, not a config file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{source}: cannot read: {exc.__class__.__name__}") from None
+        try:
+            node = yaml.compose(text)
+            user = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f", line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "not valid YAML"
+            raise ConfigError(f"{source}{at}: not valid YAML: {problem}") from None
+        if user is None:
+            user = {}
+        if not isinstance(user, dict):
+            raise ConfigError(f"{source}: the top level must be a mapping of keys")
+        if node is not None:
+            lines = _line_map(node)
+        try:
+            data = merge(data, user)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+        user_has_backends = "backends" in user
+    else:
+        user_has_backends = False
+    if overrides:
+        data = merge(data, overrides)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise ConfigError(_format_error(dict(first), source, lines, data)) from None
+    if not user_has_backends and not config.backends:
+        config = config.model_copy(update={"backends": zero_config_backends(env)})
+    return LoadedConfig(config=config, source=source)

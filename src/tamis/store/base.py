@@ -1,0 +1,86 @@
+"""The store interface and the function that opens the right implementation for a URL."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from tamis.errors import ConfigError
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A namespaced key-value store with per-entry expiry (seconds; None = no expiry)."""
+
+    def get(self, namespace: str, key: str) -> bytes | None: ...
+
+    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None: ...
+
+    def delete(self, namespace: str, key: str) -> None: ...
+
+    def scan(self, namespace: str) -> dict[str, bytes]:
+        """Every live entry of a namespace (small namespaces only, e.g. key rests)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class MemoryStore:
+    """In-process store: for tests and for callers that want no state on disk."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], tuple[bytes, float | None]] = {}
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        item = self._data.get((namespace, key))
+        if item is None:
+            return None
+        value, expires = item
+        if expires is not None and expires <= time.time():
+            self._data.pop((namespace, key), None)
+            return None
+        return value
+
+    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
+        self._data[(namespace, key)] = (value, None if ttl is None else time.time() + ttl)
+
+    def delete(self, namespace: str, key: str) -> None:
+        self._data.pop((namespace, key), None)
+
+    def scan(self, namespace: str) -> dict[str, bytes]:
+        out = {}
+        for (ns, key) in list(self._data):
+            if ns == namespace:
+                value = self.get(ns, key)
+                if value is not None:
+                    out[key] = value
+        return out
+
+    def close(self) -> None:
+        self._data.clear()
+
+
+def default_store_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tamis" / "store.sqlite3"
+
+
+def open_store(url: str | None) -> Store:
+    """Open the store a config names. Raises ConfigError with a clear line when it cannot."""
+    if url is None or url == "":
+        from tamis.store.sqlite import SQLiteStore
+
+        return SQLiteStore(default_store_path())
+    if url == "memory:":
+        return MemoryStore()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from tamis.store.redis import RedisStore
+
+        return RedisStore(url)
+    if "://" in url:
+        raise ConfigError(f"store.url: unsupported scheme in {url.split('://')[0]!r}://...")
+    from tamis.store.sqlite import SQLiteStore
+
+    return SQLiteStore(Path(url).expanduser())

@@ -1,0 +1,77 @@
+"""SQLite store: embedded, the default. WAL mode so several processes can share one file."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from tamis.errors import ConfigError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value BLOB NOT NULL,
+    expires REAL,
+    PRIMARY KEY (namespace, key)
+)
+"""
+
+
+class SQLiteStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), timeout=10, check_same_thread=False,
+                                       isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"store {path}: cannot open SQLite store: {exc}") from None
+        self._lock = threading.Lock()
+        self._writes = 0
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT value, expires FROM kv WHERE namespace=? AND key=?", (namespace, key)
+            ).fetchone()
+        if row is None:
+            return None
+        value, expires = row
+        if expires is not None and expires <= time.time():
+            return None
+        return bytes(value)
+
+    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
+        expires = None if ttl is None else time.time() + ttl
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO kv (namespace, key, value, expires) VALUES (?, ?, ?, ?)",
+                (namespace, key, value, expires),
+            )
+            self._writes += 1
+            if self._writes % 500 == 0:
+                self._db.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?",
+                                 (time.time(),))
+
+    def delete(self, namespace: str, key: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM kv WHERE namespace=? AND key=?", (namespace, key))
+
+    def scan(self, namespace: str) -> dict[str, bytes]:
+        now = time.time()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, value FROM kv WHERE namespace=? AND (expires IS NULL OR expires > ?)",
+                (namespace, now),
+            ).fetchall()
+        return {key: bytes(value) for key, value in rows}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
