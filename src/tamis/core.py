@@ -1,0 +1,280 @@
+"""The one search core every interface calls: query -> fan-out -> merge -> filter -> rank ->
+extract -> response. CLI, MCP, HTTP and the Python API are thin shells over ``Tamis``.
+
+Python API::
+
+    import tamis
+    response = tamis.search("proxmox thin pool metadata exhaustion recovery", extract=False)
+    for r in response.results:
+        print(r.rank, r.source_type, r.url)
+
+``Tamis`` keeps one HTTP client and one store open across searches (servers use it);
+``search``/``asearch`` open and close one for a single call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from tamis.backends.registry import make_adapter
+from tamis.errors import SearchFailed, TamisError
+from tamis.models import (
+    Dropped,
+    ExtractionSummary,
+    LineAnswer,
+    LineReport,
+    Note,
+    Result,
+    SearchRequest,
+    SearchResponse,
+    Timing,
+)
+from tamis.pipeline.fanout import USER_AGENT, FanoutContext, fan_out
+from tamis.pipeline.filter import filter_candidates
+from tamis.pipeline.merge import merge
+from tamis.pipeline.rank import Ranked, rank
+from tamis.pipeline.rules import Rules
+from tamis.policy.loader import load_config
+from tamis.policy.schema import Config
+from tamis.store.base import Store, open_store
+
+if TYPE_CHECKING:
+    from tamis.extract.models import ReadResponse
+
+
+def _status(answers: list[LineAnswer], results: list[Result], config: Config
+            ) -> tuple[str, Note | None]:
+    """ok / no_results / failed, and the note that says why it is not ok."""
+    if not answers:
+        return "failed", Note(source="tamis", kind="info", message="no backends configured")
+    answered = [a for a in answers if a.status in ("ok", "empty")]
+    with_results = [a for a in answers if a.status == "ok"]
+    if not answered:
+        return "failed", Note(source="tamis", kind="info",
+                              message=f"every line failed ({len(answers)} of {len(answers)})")
+    for a in answers:
+        if a.required and a.status != "ok":
+            return "failed", Note(source=a.line, kind="info",
+                                  message=f"required line {a.line!r} returned nothing")
+    if with_results and len(with_results) < config.min_backends:
+        return "failed", Note(
+            source="tamis", kind="info",
+            message=f"only {len(with_results)} of {len(answers)} lines returned results;"
+                    f" min_backends is {config.min_backends}")
+    if not results:
+        why = "no results" if not with_results else "nothing survived filtering"
+        return "no_results", Note(source="tamis", kind="info", message=why)
+    return "ok", None
+
+
+def to_result(position: int, item: Ranked, explain: bool) -> Result:
+    c = item.candidate
+    return Result(
+        rank=position,
+        title=c.title,
+        url=c.url,
+        host=c.host,
+        domain=c.domain,
+        source_type=item.judged.verdict.source_type,
+        engines=c.engines,
+        positions=c.positions,
+        score=item.parts.total,
+        snippet=c.snippet,
+        published=c.published,
+        explain=item.parts if explain else None,
+    )
+
+
+class Tamis:
+    """A configured search layer. Use as an async context manager, or call ``aclose``."""
+
+    def __init__(self, config: Config | str | os.PathLike[str] | None = None, *,
+                 store: Store | None = None, client: httpx.AsyncClient | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.env = os.environ if env is None else env
+        if isinstance(config, Config):
+            self.config = config
+        else:
+            self.config = load_config(config, env=self.env).config
+        self.store = store if store is not None else open_store(self.config.store.url)
+        self._own_client = client is None
+        self.client = client or httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=httpx.Timeout(self.config.timeout),
+            headers={"User-Agent": USER_AGENT},
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
+        )
+
+    async def __aenter__(self) -> Tamis:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self.client.aclose()
+
+    def adapters(self) -> list[Any]:
+        return [make_adapter(line, max_results=self.config.max_results,
+                             max_chars=self.config.max_chars)
+                for line in self.config.backends if line.enabled]
+
+    async def search(self, request: SearchRequest | str, *, extract: bool = True,
+                     explain: bool = False, max_results: int | None = None) -> SearchResponse:
+        """Run the whole pipeline for one query. Never raises for backend trouble: that is
+        in the response's status and notes. Raises TamisError for bad input."""
+        response, _answers = await self.search_detailed(
+            request, extract=extract, explain=explain, max_results=max_results)
+        return response
+
+    async def search_detailed(
+        self, request: SearchRequest | str, *, extract: bool = True, explain: bool = False,
+        max_results: int | None = None,
+    ) -> tuple[SearchResponse, list[LineAnswer]]:
+        """``search``, also returning every line's raw answer (for compare and record)."""
+        if isinstance(request, str):
+            request = SearchRequest(query=request)
+        query = request.query.strip()
+        if not query:
+            raise TamisError("the query is empty")
+        if len(query) > 2000:
+            raise TamisError("the query is longer than 2000 characters")
+        request = request.model_copy(update={"query": query})
+        limit = max_results or request.max_results or self.config.max_results
+        cfg = self.config
+        start = time.perf_counter()
+        adapters = self.adapters()
+        ctx = FanoutContext(
+            client=self.client, store=self.store, env=self.env, timeout=cfg.timeout,
+            cache_ttl=cfg.cache.ttl_seconds if cfg.cache.enabled else 0.0,
+        )
+        answers = await fan_out(request, adapters, ctx)
+        fanned = time.perf_counter()
+
+        hits = [(hit, a.order, a.weight) for a in answers for hit in a.hits]
+        candidates, invalid = merge(hits, tracking_params=cfg.policy.normalise.tracking_params,
+                                    max_chars=cfg.max_chars)
+        rules = Rules(cfg.policy)
+        kept, dropped = filter_candidates(candidates, rules, query)
+        if request.include_domains or request.exclude_domains:
+            kept, scoped = _scope(kept, request)
+            dropped.extend(scoped)
+        ranked = rank(kept, query, cfg.policy.ranking)
+        results = [to_result(i, item, explain) for i, item in enumerate(ranked[:limit], 1)]
+        all_dropped = sorted(invalid + dropped, key=lambda d: (d.position, d.url))
+        status, status_note = _status(answers, results, cfg)
+        if status == "failed":
+            results = []
+        ranked_at = time.perf_counter()
+
+        summary = ExtractionSummary(budget=cfg.extraction.total_chars)
+        if extract and results and cfg.extraction.top_n > 0:
+            from tamis.extract import extract_results
+
+            results, summary = await extract_results(
+                results, query, cfg.extraction, client=self.client, store=self.store,
+                cache_ttl=cfg.cache.extraction_ttl_seconds if cfg.cache.enabled else 0.0,
+                env=self.env,
+            )
+        done = time.perf_counter()
+
+        notes = [n for a in answers for n in a.notes]
+        notes += [Note(source=a.line, kind="cached", message="answer from cache")
+                  for a in answers if a.cached]
+        if status_note:
+            notes.append(status_note)
+        response = SearchResponse(
+            query=query,
+            status=status,  # type: ignore[arg-type]
+            raw_result_count=len(hits),
+            returned_count=len(results),
+            dropped_count=len(all_dropped),
+            engines=sorted({label for hit, _, _ in hits for label in hit.engines}),
+            lines=[LineReport(line=a.line, status=a.status, results=len(a.hits),
+                              seconds=round(a.seconds, 3), cached=a.cached) for a in answers],
+            results=results,
+            extraction=summary,
+            dropped=all_dropped if explain else None,
+            notes=notes,
+            timing=Timing(
+                fanout_seconds=round(fanned - start, 3),
+                pipeline_seconds=round(ranked_at - fanned, 3),
+                extract_seconds=round(done - ranked_at, 3),
+                total_seconds=round(done - start, 3),
+            ),
+        )
+        return response, answers
+
+    async def read(self, url: str, *, max_chars: int | None = None, start: int = 0,
+                   query: str | None = None) -> ReadResponse:
+        """One page's text under a budget (for an agent that follows a link)."""
+        from tamis.extract import read_url
+
+        cfg = self.config
+        return await read_url(
+            url, config=cfg.extraction, client=self.client, store=self.store,
+            max_chars=max_chars or cfg.extraction.total_chars, start=start, query=query,
+            cache_ttl=cfg.cache.extraction_ttl_seconds if cfg.cache.enabled else 0.0,
+            env=self.env,
+        )
+
+
+def _scope(kept: list[Any], request: SearchRequest) -> tuple[list[Any], list[Dropped]]:
+    """Apply a request's include_domains / exclude_domains (a caller's choice, not policy)."""
+    from tamis.pipeline.urls import host_matches
+
+    include = frozenset(d.lower() for d in request.include_domains)
+    exclude = frozenset(d.lower() for d in request.exclude_domains)
+    out, dropped = [], []
+    for j in kept:
+        c = j.candidate
+        if (include and not host_matches(c.host, include)) or host_matches(c.host, exclude):
+            dropped.append(Dropped(url=c.url, reason="excluded_by_request",
+                                   position=c.first_seen, title=c.title, engines=c.engines))
+        else:
+            out.append(j)
+    return out, dropped
+
+
+
+async def asearch(query: str, *, config: Config | str | Path | None = None,
+                  extract: bool = True, explain: bool = False,
+                  max_results: int | None = None, **params: Any) -> SearchResponse:
+    """Search once: ``await tamis.asearch("query", time_range="year")``."""
+    request = SearchRequest(query=query, max_results=max_results, **params)
+    async with Tamis(config) as layer:
+        return await layer.search(request, extract=extract, explain=explain)
+
+
+def search(query: str, **options: Any) -> SearchResponse:
+    """Search once, synchronously. Inside a running event loop, use ``asearch``."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(asearch(query, **options))
+    raise SearchFailed("tamis.search() was called inside a running event loop; use "
+                       "`await tamis.asearch(...)` there")
+
+
+async def aread(url: str, *, config: Config | str | Path | None = None,
+                **options: Any) -> ReadResponse:
+    async with Tamis(config) as layer:
+        return await layer.read(url, **options)
+
+
+def read(url: str, **options: Any) -> ReadResponse:
+    """Read one page under a budget: ``tamis.read(url, max_chars=4000, query="...")``."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(aread(url, **options))
+    raise SearchFailed("tamis.read() was called inside a running event loop; use "
+                       "`await tamis.core.aread(...)` there")

@@ -1,0 +1,184 @@
+"""The ``tamis`` command: a thin shell over ``tamis.core``.
+
+Exit codes: 0 ok, 1 nothing survived filtering (or no results), 2 tamis could not run
+(bad config, bad input, every backend failed). Errors are one line on stderr, never a
+traceback (set TAMIS_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from tamis import __version__
+from tamis.interfaces.lazy import LazyGroup
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+LAZY = {
+    "read": ("tamis.interfaces.cli_read", "read", "Read one page's text under a budget."),
+    "backends": ("tamis.interfaces.cli_backends", "backends",
+                 "List every line, its endpoint, and whether each key is set."),
+    "dupes": ("tamis.interfaces.cli_dupes", "dupes",
+              "Find duplicate nodes in an agent's knowledge graph (read-only)."),
+}
+
+
+def fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def friendly_errors(func: F) -> F:
+    """Turn every error into one line on stderr and an exit code; never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from tamis.errors import TamisError
+
+        try:
+            return func(*args, **kwargs)
+        except TamisError as exc:
+            fail(str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:
+            if os.environ.get("TAMIS_DEBUG"):
+                raise
+            fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(cls=LazyGroup, lazy_commands=LAZY,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tamis")
+def cli() -> None:
+    """tamis: a search layer for AI agents.
+
+    One query fanned out to every configured backend; results deduped with provenance,
+    non-answers dropped with a reason, content farms demoted, a stable ranking, page text
+    for the top results under a budget; stable JSON out.
+
+    \b
+    Try it offline:   tamis demo
+    Search:           SEARXNG_URL=http://127.0.0.1:8888 tamis search "your query"
+    """
+
+
+config_option = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then built-in).",
+)
+
+
+@cli.command()
+@click.argument("query")
+@config_option
+@click.option("--no-extract", is_flag=True, help="Ranking only: do not fetch page text.")
+@click.option("--explain", is_flag=True,
+              help="Add every result's score components and every dropped result's reason.")
+@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]), default="json",
+              show_default=True)
+@click.option("--max-results", type=click.IntRange(1, 100), default=None,
+              help="How many results to return (config max_results, 8 by default).")
+@click.option("--time-range", type=click.Choice(["day", "week", "month", "year"]))
+@click.option("--language", help="Language code passed to backends, e.g. en, de-DE.")
+@click.option("--categories", help="SearXNG categories, e.g. general,it.")
+@click.option("--engines", help="SearXNG engines, e.g. bing,brave.")
+@click.option("--safesearch", type=click.IntRange(0, 2))
+@click.option("--pageno", type=click.IntRange(1, 50))
+@friendly_errors
+def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
+           max_results: int | None, **params: Any) -> None:
+    """Search QUERY and print the cleaned, ranked results."""
+    from tamis.core import Tamis
+    from tamis.interfaces.render import response_json, response_markdown
+    from tamis.models import SearchRequest
+
+    request = SearchRequest(query=query, max_results=max_results,
+                            **{k: v for k, v in params.items() if v is not None})
+
+    async def run() -> Any:
+        async with Tamis(config_path) as layer:
+            return await layer.search(request, extract=not no_extract, explain=explain)
+
+    response = asyncio.run(run())
+    click.echo(response_json(response) if fmt == "json" else response_markdown(response),
+               nl=fmt == "json")
+    if response.status == "failed":
+        reasons = "; ".join(n.message for n in response.notes
+                            if n.kind in ("line_failed", "line_timeout", "info"))
+        click.echo(f"error: the search could not run: {reasons}", err=True)
+    sys.exit(response.exit_code)
+
+
+@cli.command("explain-url")
+@click.argument("url")
+@click.option("--query", "-q", default="", help="The query, for navigational homepages.")
+@config_option
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of one line of text.")
+@friendly_errors
+def explain_url(url: str, query: str, config_path: str | None, as_json: bool) -> None:
+    """Say what the policy does with URL: KEEP, DROP (reason), DEMOTE or PREFER."""
+    from tamis.pipeline.explain import explain_url as run
+
+    verdict = run(url, query=query, config_path=config_path)
+    if as_json:
+        click.echo(json.dumps(verdict, indent=2))
+    else:
+        reason = f" ({verdict['reason']})" if verdict.get("reason") else ""
+        click.echo(f"{verdict['action']}{reason}  source_type={verdict['source_type']}"
+                   f"  {verdict['url']}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="The comparisons as JSON.")
+@friendly_errors
+def demo(as_json: bool) -> None:
+    """Run the two queries our users measured, offline, on bundled recordings, and show
+    raw engine order beside tamis order."""
+    from tamis.interfaces.demo import run_demo
+
+    run_demo(as_json=as_json)
+
+
+@cli.group("config")
+def config_group() -> None:
+    """Check and show the config."""
+
+
+@config_group.command("check")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="The effective config as JSON.")
+@friendly_errors
+def config_check(file: str | None, as_json: bool) -> None:
+    """Validate FILE (or the config in effect) and print the effective config."""
+    import yaml
+
+    from tamis.policy.loader import load_config
+
+    loaded = load_config(file)
+    data = loaded.config.model_dump(mode="json")
+    if as_json:
+        click.echo(json.dumps({"source": loaded.source, "config": data}, indent=2))
+        return
+    click.echo(f"# OK: {loaded.source} is valid. Effective config:")
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
+
+
+def main() -> None:
+    cli(prog_name="tamis")
+
+
+if __name__ == "__main__":
+    main()

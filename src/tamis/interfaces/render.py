@@ -1,0 +1,62 @@
+"""Render a SearchResponse as stable JSON or as markdown for a person or a prompt."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tamis.models import SearchResponse
+
+
+def response_dict(response: SearchResponse) -> dict[str, Any]:
+    """The JSON contract: ``dropped`` only with --explain, ``explain`` only when asked."""
+    data = response.model_dump(mode="json")
+    if data.get("dropped") is None:
+        data.pop("dropped", None)
+    for result in data["results"]:
+        if result.get("explain") is None:
+            result.pop("explain", None)
+    return data
+
+
+def response_json(response: SearchResponse) -> str:
+    return json.dumps(response_dict(response), indent=2, ensure_ascii=False)
+
+
+def response_markdown(response: SearchResponse) -> str:
+    lines = [f"# Search: {response.query}", ""]
+    answered = sum(1 for line in response.lines if line.status in ("ok", "empty"))
+    lines.append(
+        f"{response.returned_count} results from {answered} of {len(response.lines)} lines"
+        f" ({response.raw_result_count} raw, {response.dropped_count} dropped) in"
+        f" {response.timing.total_seconds:.2f} s"
+    )
+    for note in response.notes:
+        if note.kind not in ("cached",):
+            lines.append(f"> note ({note.source}): {note.message}")
+    lines.append("")
+    for r in response.results:
+        engines = ", ".join(r.engines)
+        lines.append(f"## {r.rank}. {r.title}")
+        lines.append(f"{r.url}  ")
+        lines.append(f"*{r.source_type}* · {engines} · score {r.score:g}")
+        if r.snippet:
+            lines += ["", r.snippet]
+        if r.excerpt:
+            lines += ["", "<excerpt>", r.excerpt, "</excerpt>"]
+        elif r.extraction not in ("skipped", "ok"):
+            detail = f": {r.extraction_detail}" if r.extraction_detail else ""
+            lines += ["", f"(page text: {r.extraction}{detail})"]
+        if r.explain:
+            e = r.explain
+            lines.append(
+                f"\nscore = fusion {e.fusion:g} + relevance {e.relevance:g} + prefer {e.prefer:g}"
+                f" + multi-engine {e.multi_engine:g} + demote {e.demote:g} (tier {e.tier})"
+            )
+        lines.append("")
+    if response.dropped:
+        lines.append("## Dropped")
+        for d in response.dropped:
+            lines.append(f"- #{d.position} {d.url}: {d.reason}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
