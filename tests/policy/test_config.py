@@ -1,0 +1,109 @@
+"""Policy is config: discovery, layering over the built-in policy, and errors that name the
+file, the key and the line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tamis.errors import ConfigError
+from tamis.interfaces.cli import cli
+from tamis.policy.loader import load_config
+
+
+def write(tmp_path: Path, text: str, name: str = "tamis.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_builtin_policy_is_the_measured_one() -> None:
+    config = load_config(None).config
+    policy = config.policy
+    assert "bestbuy.com" in policy.non_answer.hosts
+    assert "medium.com" in policy.demote_domains and "github.com" in policy.prefer_domains
+    assert (policy.ranking.demote_penalty, policy.ranking.prefer_bonus,
+            policy.ranking.multi_engine_bonus) == (1000, 100, 25)
+    ex = config.extraction
+    assert (ex.top_n, ex.total_chars, ex.per_item_chars, ex.timeout_seconds) == (5, 12000,
+                                                                              4000, 45)
+    assert ex.on_failure == "keep_with_empty_excerpt"
+
+
+def test_lists_can_be_edited_without_copying_them(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+policy:
+  demote_domains: {add: [contentfarm.example], remove: [dev.to]}
+  prefer_domains: [only.example]
+""")
+    policy = load_config(path).config.policy
+    assert "contentfarm.example" in policy.demote_domains
+    assert "dev.to" not in policy.demote_domains
+    assert "medium.com" in policy.demote_domains  # the rest of the default list is kept
+    assert policy.prefer_domains == ["only.example"]  # a plain list replaces
+
+
+def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    xdg = tmp_path / "config" / "tamis"
+    xdg.mkdir(parents=True)
+    (xdg / "config.yaml").write_text("max_results: 3\n")
+    assert load_config(None).config.max_results == 3
+    env_file = write(tmp_path, "max_results: 4\n", "env.yaml")
+    monkeypatch.setenv("TAMIS_CONFIG", str(env_file))
+    assert load_config(None).config.max_results == 4
+    explicit = write(tmp_path, "max_results: 5\n", "explicit.yaml")
+    assert load_config(explicit).config.max_results == 5
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("policy:\n  ranking:\n    prefer_bonuss: 3\n",
+     "line 3: unknown key 'policy.ranking.prefer_bonuss'"),
+    ("max_results: many\n", "line 1: key 'max_results': Input should be a valid integer"),
+    ("\n\nextraction:\n  top_n: -1\n",
+     "line 4: key 'extraction.top_n': Input should be greater than or equal to 0"),
+    ("policy:\n  non_answer:\n    host_root: sometimes\n",
+     "line 3: key 'policy.non_answer.host_root': Input should be 'drop', 'demote' or 'keep'"),
+    ("policy:\n  non_answer:\n    path_patterns: [shop]\n",
+     "key 'policy.non_answer.path_patterns': path pattern 'shop' must start with '/'"),
+    ("backends:\n  - name: tavily\n    api_key_env: tvly-AbCdEf1234567890\n",
+     "line 3: key 'backends[tavily].api_key_env': looks like an API key"),
+    ("max_results: [1\n", "line 2: not valid YAML"),
+    ("- just\n- a list\n", "the top level must be a mapping"),
+])
+def test_config_errors_name_file_key_and_line(tmp_path: Path, text: str,
+                                               expected: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    message = str(err.value)
+    assert message.startswith(str(path))
+    assert expected in message
+    assert "\n" not in message
+    assert "tvly-AbCdEf1234567890" not in message  # a pasted key is never echoed
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_config_check_prints_the_effective_policy(tmp_path: Path) -> None:
+    path = write(tmp_path, "policy:\n  demote_domains: {add: [farm.example]}\n")
+    result = CliRunner().invoke(cli, ["config", "check", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"# OK: {path} is valid.")
+    assert "farm.example" in result.stdout and "bestbuy.com" in result.stdout
+
+
+def test_bad_config_through_the_cli_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = write(tmp_path, "policy:\n  ranking:\n    prefer_bonus: lots\n")
+    proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "search", "x",
+                           "--config", str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert f"{path}, line 3: key 'policy.ranking.prefer_bonus'" in proc.stderr
