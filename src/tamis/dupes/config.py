@@ -1,0 +1,131 @@
+"""Thresholds and schema hints for duplicate detection, from the `dupes:` section of a YAML file.
+
+Every field has a default, so no config is needed. Unknown keys and bad values are refused with one
+line naming the file and the key (`DupesError`), never silently ignored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tamis.dupes.errors import DupesError
+
+
+class DupesConfig(BaseModel):
+    """Settings for `tamis dupes`; see docs/dupes.md for what each one changes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Bodies.
+    body_columns: list[str] = Field(
+        default_factory=lambda: ["notes", "content", "body"],
+        description="Candidate body columns (SQLite) or keys (JSONL), first present wins.",
+    )
+    min_body_chars: int = Field(
+        40, ge=1, description="Bodies shorter than this (whitespace-normalised) are never compared."
+    )
+    shingle_size: int = Field(3, ge=1, le=8, description="Words per shingle for body similarity.")
+    body_threshold: float = Field(
+        0.5, gt=0.0, le=1.0, description="HUMAN-DECISION: minimum body shingle Jaccard."
+    )
+    title_threshold: float = Field(
+        0.8, gt=0.0, le=1.0, description="HUMAN-DECISION: minimum title trigram Dice."
+    )
+
+    # Writers and run families.
+    writer_keys: list[str] = Field(
+        default_factory=lambda: ["agent", "created_by", "writer", "source"],
+        description="Dotted key paths into the node metadata JSON naming the writer.",
+    )
+    writer_dimension_prefixes: list[str] = Field(
+        default_factory=lambda: ["agent:", "writer:"],
+        description="A dimension named '<prefix><writer>' names the writer.",
+    )
+    human_writers: list[str] = Field(
+        default_factory=lambda: ["user", "human", "manual"],
+        description="Writers that are people, never reported as a WRITER-DEFECT.",
+    )
+    family_min_nodes: int = Field(3, ge=2, description="Nodes needed to call a run family.")
+    cadence_tolerance: float = Field(
+        0.25, gt=0.0, lt=0.5, description="A gap is on cadence within this fraction of it."
+    )
+    cadence_regularity: float = Field(
+        0.6, gt=0.0, le=1.0, description="Fraction of gaps that must be on cadence."
+    )
+    min_cadence_minutes: float = Field(
+        5.0, ge=0.0, description="Bursts faster than this are imports, not scheduled runs."
+    )
+
+    # Archived nodes.
+    include_archived: bool = False
+    archived_dimensions: list[str] = Field(default_factory=lambda: ["archived", "archive"])
+    archived_keys: list[str] = Field(
+        default_factory=lambda: ["archived", "is_archived"],
+        description="Node columns or metadata keys whose truthy value marks a node archived.",
+    )
+
+    # Scaling.
+    max_block_pairs: int = Field(
+        5000,
+        ge=1,
+        description="A title block with more pairs than this is split by MinHash/LSH on bodies.",
+    )
+    minhash_size: int = Field(32, ge=4, le=256, description="MinHash signature length.")
+    lsh_rows: int = Field(2, ge=1, description="Rows per LSH band (bands = size / rows).")
+
+    @model_validator(mode="after")
+    def _bands_fit(self) -> DupesConfig:
+        if self.minhash_size % self.lsh_rows:
+            raise ValueError("minhash_size must be a multiple of lsh_rows")
+        return self
+
+
+def load_config(path: str | Path | None) -> DupesConfig:
+    """The `dupes:` section of YAML file `path`, or the defaults when `path` is None."""
+    if path is None:
+        return DupesConfig()
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DupesError(f"config file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DupesError(f"cannot read config file {p}: {exc}") from None
+    try:
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise DupesError(f"{p}{where}: not valid YAML ({problem})") from None
+    if data is None:
+        return DupesConfig()
+    if not isinstance(data, dict):
+        raise DupesError(f"{p}: expected a mapping with a 'dupes:' section")
+    section = data.get("dupes")
+    if section is None:
+        return DupesConfig()
+    if not isinstance(section, dict):
+        raise DupesError(f"{p}: dupes: expected a mapping of settings")
+    try:
+        return DupesConfig.model_validate(section)
+    except ValidationError as exc:
+        raise DupesError(_first_error(p, exc)) from None
+
+
+def _first_error(path: Path, exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in ("dupes", *err["loc"]))
+    if err["type"] == "extra_forbidden":
+        msg = "unknown setting"
+    else:
+        msg = err["msg"].removeprefix("Value error, ")
+        if "input" in err and err["type"] != "missing":
+            msg += f" (got {err['input']!r})"
+    more = exc.error_count() - 1
+    suffix = f" (and {more} more)" if more else ""
+    return f"{path}: {loc}: {msg}{suffix}"

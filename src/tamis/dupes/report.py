@@ -1,0 +1,71 @@
+"""Rendering a `Report`: stable JSON for machines, a short block of lines for a person.
+
+The text block always carries its heading, and `none` when nothing was found, so a daily report
+shows that the scan ran even when it found nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tamis.dupes.models import Item, NodeId, Report
+
+HEADING = "Duplicate clusters (candidates, never merged automatically)"
+_MAX_IDS = 6
+_MAX_TITLE = 48
+
+
+def to_json(report: Report) -> str:
+    """The report as indented JSON: items sorted by verdict, then first id."""
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+
+
+def _ids(ids: list[NodeId]) -> str:
+    shown = ", ".join(str(i) for i in ids[:_MAX_IDS])
+    more = len(ids) - _MAX_IDS
+    return f"ids {shown}" + (f" (+{more} more)" if more > 0 else "")
+
+
+def _title(text: str) -> str:
+    return text if len(text) <= _MAX_TITLE else text[: _MAX_TITLE - 1] + "…"
+
+
+def _line(item: Item) -> str:
+    head = f"  {item.verdict:<14} {item.status:<7} {_ids(item.ids)}"
+    if item.run_family:
+        writer = ", ".join(item.agents)
+        what = (
+            f"writer {writer}: {len(item.ids)} nodes {item.cadence} over {item.span_days} days, "
+            f'template "{item.template}"'
+        )
+        if item.status == "UNFIXED":
+            what = f"UNFIXED (+{len(item.added_ids)} since last report), " + what
+        advice = "never merge (audit records); fix the writer"
+    elif item.verdict == "SAFE-MERGE":
+        what = f'"{_title(item.titles[0])}" bodies identical, titles {item.title_similarity:.2f}'
+        advice = "merge only on an explicit human decision"
+    else:
+        what = (
+            f'"{_title(item.titles[0])}" titles {item.title_similarity:.2f}, '
+            f"bodies {item.body_similarity:.2f}"
+        )
+        advice = (
+            "already connected"
+            if item.pairs and all(p.connected for p in item.pairs)
+            else "propose connect (edge), never merge"
+        )
+    notes = f" [{'; '.join(item.notes)}]" if item.notes and not item.run_family else ""
+    return f"{head}  {what}{notes} -> {advice}"
+
+
+def render_text(report: Report) -> str:
+    """The block for a person: a heading, one line per cluster (or `none`), vanished clusters."""
+    lines = [f"{HEADING}: {report.checked:,} nodes checked in {report.seconds:.2f} s"]
+    if report.items:
+        lines.extend(_line(item) for item in report.items)
+    else:
+        lines.append("  none")
+    if report.vanished:
+        lines.append("Vanished since the last report:")
+        lines.extend(f"  {v.verdict:<14} {_ids(v.ids)}" for v in report.vanished)
+    return "\n".join(lines)
