@@ -6,19 +6,25 @@ supports and where it lives, builds an HTTP request for a query, and parses an a
 cache, deadline. An adapter that does not speak HTTP (replay, ddgs) overrides ``fetch``.
 
 Adding a backend is one file plus its tests: subclass ``Adapter``, register its ``type`` in
-``registry.py``, and document its config keys in the module docstring.
+``registry.py``, and document its config keys in the module docstring (it is the manual).
+
+Keys never pass through an adapter's hands except in ``build_request`` (which puts the key in
+a header via ``auth_headers``); messages an adapter raises never contain one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from tamis.models import Note, RawHit, SearchRequest
+from tamis.pipeline.urls import clean_text
 from tamis.policy.schema import LineConfig
 
 if TYPE_CHECKING:
     import httpx
+
+AuthStyle = Literal["bearer", "x-api-key", "x-subscription-token", ""]
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,16 @@ class Supports:
     language: bool = False
     categories: bool = False
     domains: bool = False
+    safesearch: bool = False
     key: Literal["required", "optional", "none"] = "none"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def labels(self) -> list[str]:
+        """Short words for listings: 'paging', 'time_range', ..., 'key:required'."""
+        words = [name for name, value in asdict(self).items() if value is True]
+        return [*words, f"key:{self.key}"]
 
 
 @dataclass
@@ -53,8 +68,8 @@ class Parsed:
 class AnswerError(Exception):
     """The line answered, but not with something usable. The message is shown as a note.
 
-    ``rest_key`` says whether the key that was used should rest (auth or quota trouble).
-    Messages never contain a key.
+    ``rest_key`` says whether the key that was used should rest (auth or quota trouble,
+    server errors, connection errors). Messages never contain a key.
     """
 
     def __init__(self, message: str, *, rest_key: bool = False, status: int | None = None):
@@ -63,20 +78,31 @@ class AnswerError(Exception):
         self.status = status
 
 
+# Time ranges as each provider spells them.
+TIME_RANGE_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
+
+
 class Adapter:
     """Base class of every backend. Subclasses set the class attributes and two methods."""
 
     type: ClassVar[str] = ""
     supports: ClassVar[Supports] = Supports()
     default_base_url: ClassVar[str | None] = None
+    default_search_path: ClassVar[str] = ""
     default_key_env: ClassVar[str | None] = None
+    auth_style: ClassVar[AuthStyle] = "bearer"
     speaks_http: ClassVar[bool] = True
+    cacheable: ClassVar[bool] = True
+    max_count: ClassVar[int] = 100  # the most results the provider returns in one answer
 
-    def __init__(self, line: LineConfig, *, max_results: int = 8, max_chars: int = 400) -> None:
+    def __init__(self, line: LineConfig, *, max_results: int = 8, max_chars: int = 400,
+                 pool_strategy: str | None = None) -> None:
         self.line = line
         self.name = line.name
         self.max_results = max_results
         self.max_chars = max_chars
+        # Section-level pool strategy; the line's own ``pool_strategy`` wins over it.
+        self.pool_strategy = line.pool_strategy or pool_strategy
 
     # -- configuration -------------------------------------------------------------------
     @property
@@ -86,6 +112,13 @@ class Adapter:
             raise AnswerError("no base_url configured")
         return url.rstrip("/")
 
+    def search_url(self) -> str:
+        path = self.line.search_path if self.line.search_path is not None else (
+            self.default_search_path)
+        if path and not path.startswith("/"):
+            path = "/" + path
+        return self.base_url + path
+
     def key_envs(self) -> list[str]:
         """Environment variable names to read keys from, in pool order."""
         names = self.line.key_envs()
@@ -93,12 +126,37 @@ class Adapter:
             names = [self.default_key_env]
         return names
 
+    def needs_key(self) -> bool:
+        """True when the line cannot be asked without a key (no key set: status no_key).
+
+        A line whose config names key variables needs one of them, whatever the adapter.
+        """
+        return self.supports.key == "required" or bool(self.line.key_envs())
+
     def endpoint(self) -> str:
-        """Where requests go, for listings (no key in it)."""
+        """Where requests go, for listings and cache keys (no key in it)."""
         try:
-            return self.base_url + (self.line.search_path or "")
+            return self.search_url()
         except AnswerError:
             return "(no base_url)"
+
+    def count(self, request: SearchRequest) -> int:
+        """How many results to ask the provider for."""
+        wanted = request.max_results or self.max_results
+        return max(1, min(wanted, self.max_count))
+
+    def auth_headers(self, key: str | None) -> dict[str, str]:
+        """The header that carries a key, in the line's (or the adapter's) auth style."""
+        if not key:
+            return {}
+        style = self.line.auth_style if self.line.auth_style is not None else self.auth_style
+        if style == "bearer":
+            return {"Authorization": f"Bearer {key}"}
+        if style == "x-api-key":  # header names are case-insensitive: X-API-KEY is the same
+            return {"x-api-key": key}
+        if style == "x-subscription-token":
+            return {"X-Subscription-Token": key}
+        return {}
 
     # -- the two methods an HTTP adapter implements ---------------------------------------
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
@@ -126,21 +184,66 @@ class Adapter:
     # -- helpers for subclasses ------------------------------------------------------------
     def hit(self, url: Any, title: Any, snippet: Any, position: int,
             engine: str | None = None, published: Any = None) -> RawHit | None:
-        """One RawHit, or None when the item has no usable URL (counted by the caller)."""
+        """One RawHit, or None when the item has no usable URL (counted by the caller).
+
+        The snippet is cleaned (tags, entities, whitespace) and capped at ``max_chars``:
+        some providers send whole pages as the snippet.
+        """
         if not isinstance(url, str) or not url.strip():
             return None
         label = f"{self.name}:{engine}" if engine else self.name
         return RawHit(
             url=url.strip(),
-            title=title if isinstance(title, str) else "",
-            snippet=snippet if isinstance(snippet, str) else "",
+            title=clean_text(title, 500) if isinstance(title, str) else "",
+            snippet=clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
             line=self.name,
             engines=[label],
             positions=[position],
-            published=published if isinstance(published, str) else None,
+            published=published if isinstance(published, str) and published else None,
         )
+
+    def hits_from(self, items: Any, *, url: str, title: str, snippet: tuple[str, ...],
+                  published: tuple[str, ...] = (), position: str | None = None) -> Parsed:
+        """Read a list of result objects by field name; count items without a url."""
+        parsed = Parsed()
+        skipped = 0
+        if not isinstance(items, list):
+            return parsed
+        for index, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                skipped += 1
+                continue
+            text = next((item[f] for f in snippet if isinstance(item.get(f), str) and item[f]),
+                        "")
+            when = next((item[f] for f in published if isinstance(item.get(f), str)), None)
+            pos = item.get(position) if position else None
+            rank = pos if isinstance(pos, int) and not isinstance(pos, bool) and pos >= 1 else (
+                index)
+            one = self.hit(item.get(url), item.get(title), text, rank, published=when)
+            if one is None:
+                skipped += 1
+                continue
+            parsed.hits.append(one)
+        if skipped:
+            parsed.notes.append(skipped_note(self.name, skipped))
+        return parsed
 
 
 def skipped_note(line: str, skipped: int) -> Note:
     return Note(source=line, kind="skipped_hit",
                 message=f"{skipped} result(s) without a usable url were skipped")
+
+
+def language_code(language: str | None) -> str | None:
+    """'en-US' -> 'en'; 'all' and 'auto' -> None."""
+    if not language or language.lower() in {"all", "auto"}:
+        return None
+    return language.split("-")[0].split("_")[0].lower() or None
+
+
+def country_code(language: str | None) -> str | None:
+    """'en-US' -> 'us'; a bare language -> None."""
+    if not language:
+        return None
+    parts = language.replace("_", "-").split("-")
+    return parts[1].lower() if len(parts) > 1 and len(parts[1]) == 2 else None

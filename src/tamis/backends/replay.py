@@ -33,6 +33,7 @@ class Replay(Adapter):
     type = "replay"
     supports = Supports()
     speaks_http = False
+    cacheable = False  # reading a file is faster than the cache
 
     def folder(self) -> Path:
         if not self.line.path:

@@ -33,7 +33,8 @@ JSON_DISABLED = (
 
 class SearXNG(Adapter):
     type = "searxng"
-    supports = Supports(paging=True, time_range=True, language=True, categories=True)
+    supports = Supports(paging=True, time_range=True, language=True, categories=True,
+                        safesearch=True, key="optional")
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,93 @@
+"""Exa: a neural web search API (key needed).
+
+Config::
+
+    backends:
+      - name: exa
+        api_key_env: EXA_API_KEY         # the default; or credentials: [...]
+        params: {type: auto}             # optional, sent in the body
+
+Request: ``POST {base_url}/search`` (base ``https://api.exa.ai``) with header
+``x-api-key: <key>`` and a camelCase JSON body: ``query``, ``numResults``, and when asked
+``includeDomains``, ``excludeDomains``, ``startPublishedDate`` (ISO 8601, now minus the
+time_range). Contents: ``contents.highlights`` with ``maxCharacters`` = the snippet cap, so
+each result carries a short query-relevant passage (not the whole page). ``params`` adds
+body fields.
+
+Answer read: ``results[{title, url, publishedDate, text?, summary?, highlights?}]``; the
+snippet is the summary, else the highlights joined, else the text (capped).
+
+Checked against the official client exa-py (``exa_py/api.py``: ``x-api-key`` header, snake
+to camelCase body, ``POST /search``, ``results[].url/title/publishedDate/text/highlights/
+summary``) and Exa's API reference (``numResults``, ``includeDomains``, ``excludeDomains``,
+``startPublishedDate``, ``contents``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tamis.backends.base import (
+    TIME_RANGE_DAYS,
+    Adapter,
+    AnswerError,
+    HttpRequest,
+    Parsed,
+    Supports,
+    skipped_note,
+)
+from tamis.models import SearchRequest
+
+
+class Exa(Adapter):
+    type = "exa"
+    supports = Supports(time_range=True, domains=True, key="required")
+    default_base_url = "https://api.exa.ai"
+    default_search_path = "/search"
+    default_key_env = "EXA_API_KEY"
+    auth_style = "x-api-key"
+    max_count = 100
+
+    def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
+        body: dict[str, Any] = {
+            "query": request.query,
+            "numResults": self.count(request),
+            "contents": {"highlights": {"maxCharacters": self.max_chars}},
+        }
+        if request.include_domains:
+            body["includeDomains"] = list(request.include_domains)
+        if request.exclude_domains:
+            body["excludeDomains"] = list(request.exclude_domains)
+        if request.time_range:
+            start = datetime.now(UTC) - timedelta(days=TIME_RANGE_DAYS[request.time_range])
+            body["startPublishedDate"] = start.strftime("%Y-%m-%dT00:00:00.000Z")
+        body.update(self.line.params)
+        headers = {"Accept": "application/json", **self.auth_headers(key)}
+        return HttpRequest("POST", self.search_url(), json=body, headers=headers)
+
+    def parse(self, payload: Any, request: SearchRequest) -> Parsed:
+        if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+            raise AnswerError("answer is not Exa JSON (no 'results' list)")
+        parsed = Parsed()
+        skipped = 0
+        for index, item in enumerate(payload["results"], start=1):
+            if not isinstance(item, dict):
+                skipped += 1
+                continue
+            snippet = item.get("summary")
+            if not isinstance(snippet, str) or not snippet:
+                highlights = item.get("highlights")
+                if isinstance(highlights, list):
+                    snippet = " … ".join(h for h in highlights if isinstance(h, str))
+            if not isinstance(snippet, str) or not snippet:
+                snippet = item.get("text")
+            one = self.hit(item.get("url"), item.get("title"), snippet, index,
+                           published=item.get("publishedDate"))
+            if one is None:
+                skipped += 1
+                continue
+            parsed.hits.append(one)
+        if skipped:
+            parsed.notes.append(skipped_note(self.name, skipped))
+        return parsed
