@@ -124,7 +124,7 @@ def _first_error(path: Path, exc: ValidationError) -> str:
         msg = "unknown setting"
     else:
         msg = err["msg"].removeprefix("Value error, ")
-        if "input" in err and err["type"] != "missing":
+        if err["loc"] and "input" in err and err["type"] != "missing":
             msg += f" (got {err['input']!r})"
     more = exc.error_count() - 1
     suffix = f" (and {more} more)" if more else ""

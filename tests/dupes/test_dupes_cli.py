@@ -1,0 +1,220 @@
+"""`tamis dupes` on the command line: the outputs, the config, and one clean line per error."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tamis.interfaces.cli_dupes import dupes
+
+HEADING = "Duplicate clusters (candidates, never merged automatically)"
+
+
+def run(*args: str | Path) -> Any:
+    return CliRunner().invoke(dupes, [str(a) for a in args])
+
+
+def run_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tamis.interfaces.cli_dupes", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+# -- outputs ------------------------------------------------------------------------------------
+
+
+def test_json_lists_items_checked_and_seconds(example_db: Path) -> None:
+    result = run("--db", example_db, "--json")
+
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["checked"] == 24  # 26 nodes, two archived
+    assert isinstance(out["seconds"], float)
+    assert [(i["verdict"], i["ids"]) for i in out["items"]] == [
+        ("WRITER-DEFECT", [500, 501, 502, 503, 504]),
+        ("SAFE-MERGE", [40, 41]),
+        ("HUMAN-DECISION", [50, 51]),
+    ]
+    family = out["items"][0]
+    assert family["run_family"] is True
+    assert family["agents"] == ["digest-bot"]
+    assert family["span_days"] == 4.0
+    for item in out["items"]:
+        assert {"title_similarity", "body_similarity", "template"} <= item["evidence"].keys()
+
+
+def test_json_is_stable_from_run_to_run(example_db: Path) -> None:
+    first = json.loads(run("--db", example_db, "--format", "json").stdout)
+    second = json.loads(run("--db", example_db, "--format", "json").stdout)
+
+    first.pop("seconds")
+    second.pop("seconds")
+    assert first == second
+
+
+def test_the_report_has_one_line_per_cluster(example_db: Path) -> None:
+    result = run("--db", example_db)  # the report is the default
+
+    assert result.exit_code == 0
+    heading, *lines = result.stdout.splitlines()
+    assert heading.startswith(HEADING)
+    assert [line.split()[0] for line in lines] == [
+        "WRITER-DEFECT",
+        "SAFE-MERGE",
+        "HUMAN-DECISION",
+    ]
+    assert "writer digest-bot" in lines[0] and "never merge" in lines[0]
+    assert "propose connect" in lines[2]
+
+
+def test_an_empty_report_still_says_none(make_db: Callable[..., Path]) -> None:
+    result = run("--db", make_db([]), "--format", "report")
+
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:] == ["  none"]
+
+
+def test_the_report_shows_unfixed_and_vanished(
+    make_db: Callable[..., Path], nodes: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    state = tmp_path / "state.json"
+    run("--db", make_db(nodes, name="a.sqlite"), "--state", state)
+    later = [n for n in nodes if n["id"] != 41]
+    later.append({**nodes[4], "id": 505, "created_at": "2024-05-06T06:00:00Z"})
+    later[-1]["title"] = "Daily digest 2024-05-06"
+
+    result = run("--db", make_db(later, name="b.sqlite"), "--state", state)
+
+    assert result.exit_code == 0, result.output
+    assert "UNFIXED (+1 since last report), writer digest-bot" in result.stdout
+    assert "Vanished since the last report:" in result.stdout
+    assert result.stdout.rstrip().endswith("SAFE-MERGE     ids 40, 41")
+
+
+def test_jsonl_input(make_jsonl: Callable[..., Path], nodes: list[dict[str, Any]]) -> None:
+    result = run("--jsonl", make_jsonl(nodes), "--json")
+
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)["items"]) == 3
+
+
+# -- config -------------------------------------------------------------------------------------
+
+
+def test_config_thresholds_change_what_is_reported(example_db: Path, tmp_path: Path) -> None:
+    config = tmp_path / "tamis.yaml"
+    config.write_text("dupes:\n  body_threshold: 0.95\n  family_min_nodes: 6\n")
+
+    result = run("--db", example_db, "--config", config, "--json")
+
+    assert result.exit_code == 0, result.output
+    assert [i["verdict"] for i in json.loads(result.stdout)["items"]] == ["SAFE-MERGE"]
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        ("dupes:\n  body_treshold: 0.4\n", "dupes.body_treshold: unknown setting"),
+        ("dupes:\n  body_threshold: 1.5\n", "dupes.body_threshold: Input should be less than"),
+        ("dupes:\n  writer_keys: agent\n", "dupes.writer_keys: Input should be a valid list"),
+        ("dupes: [1, 2]\n", "dupes: expected a mapping"),
+        ("dupes:\n  body_threshold: [\n", "not valid YAML"),
+    ],
+)
+def test_a_bad_config_is_one_line_naming_file_and_key(
+    example_db: Path, tmp_path: Path, yaml_text: str, expected: str
+) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml_text)
+
+    result = run("--db", example_db, "--config", config)
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert str(config) in line and expected in line
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def sqlite_without_nodes(path: Path) -> Path:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make_input", "expected"),
+    [
+        (lambda d: ("--db", d / "missing.sqlite"), "database not found: {d}/missing.sqlite"),
+        (
+            lambda d: ("--db", (d / "notes.txt", (d / "notes.txt").write_text("hello"))[0]),
+            "{d}/notes.txt: not an SQLite database",
+        ),
+        (
+            lambda d: ("--db", sqlite_without_nodes(d / "other.sqlite")),
+            "{d}/other.sqlite: no 'nodes' table (tables: notes)",
+        ),
+        (
+            lambda d: (
+                "--jsonl",
+                (d / "n.jsonl", (d / "n.jsonl").write_text('{"id": 1, "title": "a"}\n{oops\n'))[0],
+            ),
+            "{d}/n.jsonl:2: not valid JSON",
+        ),
+        (
+            lambda d: (
+                "--jsonl",
+                (d / "m.jsonl", (d / "m.jsonl").write_text('{"title": "no id"}\n'))[0],
+            ),
+            "{d}/m.jsonl:1: missing 'id'",
+        ),
+        (lambda d: ("--jsonl", d / "gone.jsonl"), "JSONL file not found: {d}/gone.jsonl"),
+    ],
+    ids=["missing", "not-sqlite", "no-nodes-table", "bad-jsonl-line", "jsonl-no-id", "no-jsonl"],
+)
+def test_input_errors_are_one_clean_line_and_exit_2(
+    tmp_path: Path, make_input: Callable[[Path], tuple[str, Path]], expected: str
+) -> None:
+    args = make_input(tmp_path)
+
+    result = run(*args)
+    process = run_process(*args)
+
+    message = f"tamis dupes: error: {expected.format(d=tmp_path)}"
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[0].startswith(message)
+    assert len(result.stderr.splitlines()) == 1
+    assert process.returncode == 2
+    assert process.stderr.strip().startswith(message)
+    assert "Traceback" not in process.stderr
+
+
+def test_exactly_one_input_is_required(example_db: Path, tmp_path: Path) -> None:
+    neither = run("--json")
+    both = run("--db", example_db, "--jsonl", tmp_path / "x.jsonl")
+
+    assert neither.exit_code == both.exit_code == 2
+    assert "give exactly one input" in neither.stderr
+
+
+def test_the_module_runs_as_a_program(example_db: Path) -> None:
+    process = run_process("--db", example_db)
+
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.startswith(HEADING)
