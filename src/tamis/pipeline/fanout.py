@@ -1,61 +1,214 @@
 """Fan-out: ask every line at once, under one deadline, and collect what each answered.
 
 Input: a ``SearchRequest`` and the adapters. Output: one ``LineAnswer`` per line, in config
-order, whatever order they finished in. A line that has not answered by the deadline is
-reported as ``timeout``; a line that failed is reported with a note; neither stops the rest.
+order, whatever order they finished in. Every line is asked concurrently (one asyncio task
+each, one shared ``httpx.AsyncClient``; blocking libraries run in a thread). One deadline
+(``FanoutContext.timeout``) holds for the whole fan-out: a line that has not answered by then
+is reported as ``timeout`` with a note, and the answers of the others are kept. A line that
+failed is reported with a note; no line stops the rest.
+
+Per line, in order:
+
+1. Cache: the parsed answer of the same (line, adapter type, endpoint, query, parameters,
+   count) within ``cache_ttl`` seconds is returned without asking (``cached: true``).
+   Only ok and empty answers are cached, never failures. ``cache_ttl`` 0 disables it.
+2. Keys: the line's key pool (``tamis.backends.keys``) gives the usable keys in strategy
+   order; none usable -> status ``no_key`` with a note naming the variables (and until
+   when they rest). A key that fails with 401/403/429/5xx or a connection error rests and
+   the request fails over to the next key, inside the same request.
+3. Parse: the adapter reads the answer into hits with provenance labels.
+
+Secrets: keys travel only in request headers. Every message that reaches a note, a log or
+an exception text is scrubbed of the key values and of URL query strings, and request
+headers are never logged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import logging
 import os
+import random
+import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
 from tamis.backends.base import Adapter, AnswerError, Parsed
-from tamis.models import LineAnswer, Note, SearchRequest
-from tamis.store.base import Store
+from tamis.backends.keys import Key, KeyPool, format_until
+from tamis.models import LineAnswer, Note, RawHit, SearchRequest
+from tamis.store.base import MemoryStore, Store
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
+CACHE_NAMESPACE = "answers"
+
+log = logging.getLogger("tamis.fanout")
+
+# Key rests when the caller gives no store: they still hold for the life of the process.
+_PROCESS_STORE = MemoryStore()
 
 
 @dataclass
 class FanoutContext:
+    """What the fan-out needs besides the request and the adapters.
+
+    ``pool_strategy`` is the section-level default, used when neither the line nor
+    ``make_adapter`` set one. ``now`` and ``rng`` are for tests.
+    """
+
     client: httpx.AsyncClient
     store: Store | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     timeout: float = 10.0
     cache_ttl: float = 0.0
+    pool_strategy: str = "fill_first"
+    now: Callable[[], float] = time.time
+    rng: random.Random | None = None
+
+
+# -- secrets -----------------------------------------------------------------------------
+_URL_QUERY = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s?#'\"<>]*)\?[^\s'\"<>]*")
+_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"<>]+@")
 
 
 def scrub(text: str, secrets: list[str]) -> str:
-    """Remove every secret from a message before it is shown anywhere."""
-    for secret in secrets:
+    """Remove every secret from a message before it is shown anywhere.
+
+    Also cuts the query string and the user:password part off any URL in the text, where
+    keys hide when a library quotes the request it failed on.
+    """
+    for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, "***")
-    return text
+    text = _URL_QUERY.sub(r"\1?…", text)
+    return _USERINFO.sub(r"\1***@", text)
 
 
-async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext) -> Parsed:
-    keys = [ctx.env.get(name, "") for name in adapter.key_envs()]
-    usable = [k for k in keys if k]
-    if adapter.key_envs() and not usable and adapter.supports.key == "required":
-        names = ", ".join(adapter.key_envs())
-        raise AnswerError(f"no usable key: set {names}")
-    key = usable[0] if usable else None
-    spec = adapter.build_request(request, key)
+def describe_error(exc: BaseException, secrets: list[str]) -> str:
+    """One scrubbed line for an exception: its type and (scrubbed, capped) text."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = scrub(text, secrets)[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- store access that never takes a search down --------------------------------------------
+class GuardedStore:
+    """A store wrapper: a failing store reads as empty and ignores writes, once noted."""
+
+    def __init__(self, store: Store, secrets: list[str]) -> None:
+        self.store = store
+        self.secrets = secrets
+        self.error: str | None = None
+
+    def _fail(self, exc: Exception) -> None:
+        if self.error is None:
+            self.error = describe_error(exc, self.secrets)
+            log.warning("store unavailable: %s", self.error)
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        try:
+            return self.store.get(namespace, key)
+        except Exception as exc:
+            self._fail(exc)
+            return None
+
+    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
+        try:
+            self.store.set(namespace, key, value, ttl)
+        except Exception as exc:
+            self._fail(exc)
+
+    def delete(self, namespace: str, key: str) -> None:
+        try:
+            self.store.delete(namespace, key)
+        except Exception as exc:
+            self._fail(exc)
+
+    def scan(self, namespace: str) -> dict[str, bytes]:
+        try:
+            return self.store.scan(namespace)
+        except Exception as exc:
+            self._fail(exc)
+            return {}
+
+    def close(self) -> None:  # the caller owns the store
+        pass
+
+
+# -- cache -------------------------------------------------------------------------------------
+def cache_key(adapter: Adapter, request: SearchRequest) -> str:
+    """Hash of line name, adapter type, endpoint, query, parameters and requested count."""
+    material = json.dumps(
+        [adapter.name, adapter.type, adapter.endpoint(), request.query,
+         request.cache_params(), adapter.count(request)],
+        sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def _cache_read(store: GuardedStore, key: str) -> tuple[str, list[RawHit], list[Note]] | None:
+    raw = store.get(CACHE_NAMESPACE, key)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+        hits = [RawHit.model_validate(h) for h in data["hits"]]
+        notes = [Note.model_validate(n) for n in data.get("notes", [])]
+        status = "ok" if hits else "empty"
+    except (ValueError, KeyError, TypeError):
+        return None  # an unreadable entry is a miss; it is overwritten on the next answer
+    return status, hits, notes
+
+
+def _cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float) -> None:
+    value = json.dumps({
+        "hits": [h.model_dump(mode="json") for h in parsed.hits],
+        "notes": [n.model_dump(mode="json") for n in parsed.notes],
+    }, ensure_ascii=False).encode("utf-8")
+    store.set(CACHE_NAMESPACE, key, value, ttl=ttl)
+
+
+# -- one line ------------------------------------------------------------------------------------
+class NoUsableKey(Exception):
+    """No key of the line can be used now: not set, or resting."""
+
+
+@dataclass
+class _Run:
+    """What one line's task has gathered so far (kept even if the deadline cuts it)."""
+
+    notes: list[Note] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+
+
+def _remaining(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.05, deadline - asyncio.get_running_loop().time())
+
+
+async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
+                        key: Key | None, deadline: float | None, run: _Run) -> Parsed:
+    spec = adapter.build_request(request, key.value if key else None)
+    headers = {"User-Agent": USER_AGENT, **spec.headers}
+    remaining = _remaining(deadline)
     try:
         response = await ctx.client.request(
-            spec.method, spec.url, params=spec.params, json=spec.json, headers=spec.headers
+            spec.method, spec.url, params=spec.params, json=spec.json, headers=headers,
+            timeout=httpx.Timeout(remaining) if remaining is not None else httpx.USE_CLIENT_DEFAULT,
         )
-    except httpx.TimeoutException:
-        raise AnswerError("timed out") from None
+    except httpx.TimeoutException as exc:
+        raise AnswerError(f"timed out ({type(exc).__name__})",
+                          rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
+    except httpx.TransportError as exc:
+        raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
+                          rest_key=True) from None
     except httpx.HTTPError as exc:
-        raise AnswerError(f"cannot connect: {type(exc).__name__}") from None
+        raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}") from None
     adapter.check_status(response)
     try:
         payload = response.json()
@@ -65,54 +218,130 @@ async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext
     return adapter.parse(payload, request)
 
 
+async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
+                    store: GuardedStore, deadline: float | None, run: _Run) -> Parsed:
+    envs = adapter.key_envs()
+    if not envs:
+        return await _request_once(adapter, request, ctx, None, deadline, run)
+    pool = KeyPool(adapter.name, envs, adapter.pool_strategy or ctx.pool_strategy,
+                   store=store, env=ctx.env, now=ctx.now, rng=ctx.rng)
+    candidates = pool.candidates()
+    if not candidates:
+        if adapter.needs_key():
+            raise NoUsableKey(pool.explain_unusable())
+        return await _request_once(adapter, request, ctx, None, deadline, run)
+    last: AnswerError | None = None
+    for attempt, key in enumerate(candidates, start=1):
+        try:
+            return await _request_once(adapter, request, ctx, key, deadline, run)
+        except AnswerError as exc:
+            if not exc.rest_key:
+                raise
+            rest = pool.rest(key, status=exc.status, reason=scrub(str(exc), run.secrets))
+            more = attempt < len(candidates)
+            run.notes.append(Note(
+                source=adapter.name, kind="key_rested",
+                message=f"{key.env} rests until {format_until(rest.until)} after {exc}"
+                        + ("; trying the next key" if more else "")))
+            log.info("line %s: key %s rests until %s", adapter.name, key.env,
+                     format_until(rest.until))
+            last = exc
+    assert last is not None
+    if len(candidates) == 1:
+        raise last
+    raise AnswerError(f"all {len(candidates)} usable keys failed; last: {last}",
+                      status=last.status)
+
+
 async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
-                   ctx: FanoutContext) -> LineAnswer:
+                   ctx: FanoutContext, *, deadline: float | None = None,
+                   run: _Run | None = None) -> LineAnswer:
     """Ask one line; never raises: every failure becomes a status and a note."""
     start = time.perf_counter()
-    secrets = [ctx.env.get(name, "") for name in adapter.key_envs()]
-    base = {"line": adapter.name, "order": order, "required": adapter.line.required,
-            "weight": adapter.line.weight}
+    run = run if run is not None else _Run()
+    run.secrets = [ctx.env.get(name, "") for name in adapter.key_envs()]
+    run.secrets = [s for s in run.secrets if s]
+    store = GuardedStore(ctx.store if ctx.store is not None else _PROCESS_STORE, run.secrets)
+    base: dict[str, Any] = {"line": adapter.name, "order": order,
+                            "required": adapter.line.required, "weight": adapter.line.weight}
+
+    def answer(status: str, hits: list[RawHit] | None = None, *, cached: bool = False,
+               extra: list[Note] | None = None) -> LineAnswer:
+        notes = [*run.notes, *(extra or [])]
+        if store.error:
+            notes.append(Note(source=adapter.name, kind="info",
+                              message=f"store unavailable ({store.error}): cache and key"
+                                      " rests not used for this answer"))
+        seconds = time.perf_counter() - start
+        log.debug("line %s: %s in %.3f s (%d hits%s)", adapter.name, status, seconds,
+                  len(hits or []), ", cached" if cached else "")
+        return LineAnswer(**base, status=status, hits=hits or [], notes=notes,
+                          seconds=seconds, cached=cached)
+
+    use_cache = adapter.cacheable and ctx.store is not None and ctx.cache_ttl > 0
+    key = ""
+    if use_cache:
+        try:
+            key = cache_key(adapter, request)
+        except AnswerError:  # no endpoint: the line fails below with a clear note
+            use_cache = False
+    if use_cache:
+        hit = _cache_read(store, key)
+        if hit is not None:
+            status, hits, cached_notes = hit
+            return answer(status, hits, cached=True, extra=cached_notes)
     try:
         if adapter.speaks_http:
-            parsed = await _ask_http(adapter, request, ctx)
+            parsed = await _ask_http(adapter, request, ctx, store, deadline, run)
         else:
             parsed = await adapter.fetch(request)
+    except NoUsableKey as exc:
+        return answer("no_key", extra=[Note(source=adapter.name, kind="no_usable_key",
+                                            message=scrub(str(exc), run.secrets))])
     except AnswerError as exc:
-        message = scrub(str(exc), secrets)
-        status = "no_key" if message.startswith("no usable key") else "failed"
-        return LineAnswer(**base, status=status, seconds=time.perf_counter() - start,
-                          notes=[Note(source=adapter.name, kind="line_failed", message=message)])
+        return answer("failed", extra=[Note(source=adapter.name, kind="line_failed",
+                                            message=scrub(str(exc), run.secrets))])
     except Exception as exc:  # an adapter bug must not take the search down
-        message = scrub(f"unexpected {type(exc).__name__}: {exc}", secrets)
-        return LineAnswer(**base, status="failed", seconds=time.perf_counter() - start,
-                          notes=[Note(source=adapter.name, kind="line_failed", message=message)])
-    status = "ok" if parsed.hits else "empty"
-    notes = list(parsed.notes)
+        message = f"unexpected {describe_error(exc, run.secrets)}"
+        return answer("failed", extra=[Note(source=adapter.name, kind="line_failed",
+                                            message=message)])
+    if use_cache:
+        _cache_write(store, key, parsed, ctx.cache_ttl)
+    extra = list(parsed.notes)
     if not parsed.hits:
-        notes.append(Note(source=adapter.name, kind="line_empty", message="no results"))
-    return LineAnswer(**base, status=status, hits=parsed.hits, notes=notes,
-                      seconds=time.perf_counter() - start)
+        extra.append(Note(source=adapter.name, kind="line_empty", message="no results"))
+    return answer("ok" if parsed.hits else "empty", parsed.hits, extra=extra)
 
 
 async def fan_out(request: SearchRequest, adapters: list[Adapter],
                   ctx: FanoutContext) -> list[LineAnswer]:
     """Ask every line concurrently; return their answers in config order."""
-    tasks = [asyncio.create_task(ask_line(a, i, request, ctx)) for i, a in enumerate(adapters)]
-    if not tasks:
+    if not adapters:
         return []
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    deadline = started + ctx.timeout
+    runs = [_Run() for _ in adapters]
+    tasks = [asyncio.create_task(ask_line(a, i, request, ctx, deadline=deadline, run=r),
+                                 name=f"tamis-line-{a.name}")
+             for i, (a, r) in enumerate(zip(adapters, runs, strict=True))]
     done, pending = await asyncio.wait(tasks, timeout=ctx.timeout)
     for task in pending:
         task.cancel()
+    elapsed = loop.time() - started
     answers: list[LineAnswer] = []
-    for order, (adapter, task) in enumerate(zip(adapters, tasks, strict=True)):
+    for order, (adapter, task, run) in enumerate(zip(adapters, tasks, runs, strict=True)):
         if task in done:
             answers.append(task.result())
-        else:
-            answers.append(LineAnswer(
-                line=adapter.name, order=order, status="timeout", seconds=ctx.timeout,
-                required=adapter.line.required, weight=adapter.line.weight,
-                notes=[Note(source=adapter.name, kind="line_timeout",
-                            message=f"no answer within the {ctx.timeout:g} s deadline")]))
+            continue
+        log.info("line %s: no answer within the %g s deadline", adapter.name, ctx.timeout)
+        answers.append(LineAnswer(
+            line=adapter.name, order=order, status="timeout", seconds=elapsed,
+            required=adapter.line.required, weight=adapter.line.weight,
+            notes=[*run.notes, Note(
+                source=adapter.name, kind="line_timeout",
+                message=f"no answer within the {ctx.timeout:g} s deadline; the other lines'"
+                        " answers are kept")]))
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     return answers

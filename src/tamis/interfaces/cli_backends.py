@@ -1,0 +1,54 @@
+"""``tamis backends``: list every configured line, its endpoint and its keys (names only).
+
+A thin shell over ``tamis.backends.listing``. Exit 0; a config error prints
+``error: <message>`` on stderr and exits 2. A store that cannot be opened is a warning:
+the lines are listed without their rest state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from tamis.errors import TamisError
+
+
+@click.command("backends")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of text.")
+def backends(config_path: str | None, as_json: bool) -> None:
+    """List every line: type, endpoint, key variables (set? resting?), what it supports."""
+    from tamis.backends.listing import describe_lines, format_lines
+    from tamis.policy.loader import load_config
+    from tamis.store.base import open_store
+
+    try:
+        loaded = load_config(config_path)
+    except TamisError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    store = None
+    try:
+        store = open_store(loaded.config.store.url)
+    except TamisError as exc:
+        click.echo(f"warning: {exc}; key rests are not shown", err=True)
+    try:
+        lines = describe_lines(loaded.config, store, os.environ)
+    except TamisError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if store is not None:
+            store.close()
+    if as_json:
+        click.echo(json.dumps({"source": loaded.source, "lines": lines}, indent=2))
+    else:
+        click.echo(format_lines(lines, loaded.source))
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m tamis.interfaces.cli_backends`
+    backends()

@@ -1,0 +1,111 @@
+"""Redis store: for several replicas (or machines) that share cache and key rests.
+
+``store.url: redis://host:6379/0`` (also ``rediss://`` for TLS and ``unix:///path.sock``).
+Keys are ``tamis:<namespace>:<key>``; expiry is Redis's own (``PX``), so a rest or a cached
+answer disappears by itself. The client is the synchronous redis-py client over a
+``BlockingConnectionPool`` (it waits for a free connection instead of failing past the pool
+size). Calls are sub-millisecond on a local Redis, so they are made directly, not in a thread.
+
+A Redis that cannot be reached is a ``ConfigError`` with one clear line naming the server
+(never its password), at open time and on any later call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+
+from tamis.errors import ConfigError
+
+PREFIX = "tamis:"
+_GLOB = re.compile(r"([*?\[\]\\])")
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password: ``redis://user:***@host:6379/0``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "redis://(unparsable url)"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, f"{user}:***@{host}{port}", parts.path, parts.query,
+                       parts.fragment))
+
+
+class RedisStore:
+    """The ``Store`` protocol on Redis."""
+
+    def __init__(self, url: str, *, pool_size: int = 50, connect_timeout: float = 2.0,
+                 socket_timeout: float = 5.0, wait_timeout: float = 5.0) -> None:
+        self.url = url
+        self.where = redact_url(url)
+        try:
+            self._pool = redis.BlockingConnectionPool.from_url(
+                url, max_connections=pool_size, timeout=wait_timeout,
+                socket_connect_timeout=connect_timeout, socket_timeout=socket_timeout)
+            self._redis = redis.Redis(connection_pool=self._pool)
+        except (ValueError, redis.RedisError) as exc:
+            raise ConfigError(f"store {self.where}: not a usable Redis URL:"
+                              f" {type(exc).__name__}") from None
+        self._call(self._redis.ping)
+
+    def _call(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return fn(*args, **kwargs)
+        except redis.AuthenticationError:
+            raise ConfigError(f"store {self.where}: Redis refused the credentials") from None
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            why = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+            why = why.replace(self.url, self.where)
+            raise ConfigError(f"store {self.where}: cannot reach Redis: {why}") from None
+        except redis.RedisError as exc:
+            raise ConfigError(f"store {self.where}: Redis error: {type(exc).__name__}:"
+                              f" {str(exc)[:160]}") from None
+
+    @staticmethod
+    def _key(namespace: str, key: str) -> str:
+        return f"{PREFIX}{namespace}:{key}"
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        value = self._call(self._redis.get, self._key(namespace, key))
+        return bytes(value) if value is not None else None
+
+    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
+        name = self._key(namespace, key)
+        if ttl is None:
+            self._call(self._redis.set, name, value)
+            return
+        millis = int(ttl * 1000)
+        if millis <= 0:  # already expired: nothing to keep
+            self._call(self._redis.delete, name)
+            return
+        self._call(self._redis.set, name, value, px=millis)
+
+    def delete(self, namespace: str, key: str) -> None:
+        self._call(self._redis.delete, self._key(namespace, key))
+
+    def scan(self, namespace: str) -> dict[str, bytes]:
+        prefix = self._key(namespace, "")
+        pattern = _GLOB.sub(r"\\\1", prefix) + "*"
+        names = list(self._call(lambda: list(self._redis.scan_iter(match=pattern, count=500))))
+        if not names:
+            return {}
+        values = self._call(self._redis.mget, names)
+        out: dict[str, bytes] = {}
+        for name, value in zip(names, values, strict=True):
+            if value is None:  # expired between SCAN and MGET
+                continue
+            text = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+            out[text[len(prefix):]] = bytes(value)
+        return out
+
+    def close(self) -> None:
+        with contextlib.suppress(redis.RedisError):
+            self._pool.disconnect()
