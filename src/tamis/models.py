@@ -94,6 +94,8 @@ class Candidate(BaseModel):
     snippet: str
     host: str
     domain: str = Field(description="Registrable domain (Public Suffix List)")
+    path: str = "/"
+    query: str = ""
     engines: list[str] = Field(description="Sorted union of provenance labels")
     positions: dict[str, int] = Field(description="Best position per provenance label")
     lines: dict[str, int] = Field(description="Best position per line")
@@ -203,3 +205,11 @@ class SearchResponse(BaseModel):
     def exit_code(self) -> int:
         """0 ok, 1 nothing survived filtering (or no results), 2 the layer could not run."""
         return {"ok": 0, "no_results": 1, "failed": 2}[self.status]
+
+
+def response_schema() -> dict[str, object]:
+    """The JSON Schema of ``SearchResponse`` as printed (see docs/contract.md)."""
+    schema = SearchResponse.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"tamis search answer, schema_version {SCHEMA_VERSION}"
+    return schema

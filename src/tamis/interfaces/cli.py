@@ -176,6 +176,14 @@ def config_check(file: str | None, as_json: bool) -> None:
     click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
 
 
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the search answer (docs/schema.json is this output)."""
+    from tamis.models import response_schema
+
+    click.echo(json.dumps(response_schema(), indent=2))
+
+
 def main() -> None:
     cli(prog_name="tamis")
 

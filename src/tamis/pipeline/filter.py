@@ -8,7 +8,6 @@ original position.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from tamis.models import Candidate, Dropped
 from tamis.pipeline.rules import Rules, Verdict
@@ -21,8 +20,7 @@ class Judged:
 
 
 def judge_candidate(candidate: Candidate, rules: Rules, query: str) -> Verdict:
-    parts = urlsplit(candidate.url)
-    return rules.judge(candidate.host, parts.path, parts.query, query)
+    return rules.judge(candidate.host, candidate.path, candidate.query, query)
 
 
 def filter_candidates(

@@ -16,6 +16,8 @@ from tamis.pipeline.urls import InvalidURL, clean_text, clean_url, registrable_d
 class _Acc:
     key: str
     host: str
+    path: str
+    query: str
     urls: set[str] = field(default_factory=set)
     titles: set[str] = field(default_factory=set)
     snippets: set[str] = field(default_factory=set)
@@ -55,7 +57,8 @@ def merge(
             continue
         acc = accs.get(clean.key)
         if acc is None:
-            acc = accs[clean.key] = _Acc(key=clean.key, host=clean.host, first_seen=index)
+            acc = accs[clean.key] = _Acc(key=clean.key, host=clean.host, path=clean.path,
+                                            query=clean.query, first_seen=index)
         acc.urls.add(clean.url)
         acc.variants.add(hit.url[:2000])
         title = clean_text(hit.title, 300)
@@ -75,13 +78,16 @@ def merge(
     candidates = []
     for acc in sorted(accs.values(), key=lambda a: a.first_seen):
         url = min(acc.urls, key=lambda u: (not u.startswith("https:"), len(u), u))
-        candidates.append(Candidate(
+        # model_construct: every field is built right here from typed values.
+        candidates.append(Candidate.model_construct(
             key=acc.key,
             url=url,
             title=_longest(acc.titles) or acc.host,
             snippet=_longest(acc.snippets),
             host=acc.host,
             domain=registrable_domain(acc.host),
+            path=acc.path,
+            query=acc.query,
             engines=sorted(acc.positions),
             positions={k: acc.positions[k] for k in sorted(acc.positions)},
             lines={k: acc.lines[k] for k in sorted(acc.lines)},

@@ -100,8 +100,8 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         }
         total = _r(sum(parts.values()))
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
-        ranked.append(Ranked(j, ScoreParts(**parts, total=total, tier=tier,
-                                           demote_reason=v.demoted)))
+        ranked.append(Ranked(j, ScoreParts.model_construct(
+            **parts, total=total, tier=tier, demote_reason=v.demoted)))
 
     def order(item: Ranked) -> tuple[int, float, int, int, str]:
         c = item.candidate

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote
 
@@ -37,6 +38,7 @@ class PathPattern:
     anywhere: bool
     needs_child: bool
     needs_query: bool
+    matchers: tuple[Callable[[str], bool], ...]
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
@@ -46,7 +48,8 @@ class PathPattern:
         body = body.rstrip("?")
         needs_child = body.endswith("/")
         segments = tuple(s.lower() for s in body.split("/") if s)
-        return cls(text, segments, anywhere, needs_child, needs_query)
+        return cls(text, segments, anywhere, needs_child, needs_query,
+                   tuple(_segment_matcher(s) for s in segments))
 
     def matches(self, segments: list[str], has_query: bool) -> bool:
         if self.needs_query and not has_query:
@@ -57,11 +60,46 @@ class PathPattern:
         need = n + (1 if self.needs_child else 0)
         if len(segments) < need:
             return False
+        first = self.segments[0]
+        if self.anywhere and _is_literal(first) and first not in segments:
+            return False
         starts = range(len(segments) - need + 1) if self.anywhere else (0,)
-        for i in starts:
-            if all(fnmatch.fnmatchcase(segments[i + j], self.segments[j]) for j in range(n)):
-                return True
-        return False
+        return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
+
+
+class PatternSet:
+    """Path patterns indexed by their first literal segment, tried in their config order."""
+
+    def __init__(self, patterns: list[PathPattern]) -> None:
+        self.patterns = patterns
+        self.by_first: dict[str, list[int]] = {}
+        self.always: list[int] = []
+        for i, p in enumerate(patterns):
+            first = p.segments[0] if p.segments else ""
+            if p.anywhere or not first or not _is_literal(first):
+                self.always.append(i)
+            else:
+                self.by_first.setdefault(first, []).append(i)
+
+    def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
+        if not self.patterns:
+            return None
+        candidates = self.always + (self.by_first.get(segments[0], []) if segments else [])
+        for i in sorted(candidates):
+            if self.patterns[i].matches(segments, has_query):
+                return self.patterns[i]
+        return None
+
+
+def _is_literal(glob: str) -> bool:
+    return not any(c in glob for c in "*?[")
+
+
+def _segment_matcher(glob: str) -> Callable[[str], bool]:
+    if _is_literal(glob):
+        return glob.__eq__
+    regex = re.compile(fnmatch.translate(glob))
+    return lambda segment: regex.match(segment) is not None
 
 
 def path_segments(path: str) -> list[str]:
@@ -92,14 +130,15 @@ class _TypeRule:
     def __init__(self, entries: list[str]) -> None:
         self.domains = frozenset(e.lower() for e in entries if "*" not in e and "/" not in e)
         self.prefixes = tuple(e[:-1].lower() for e in entries if e.endswith(".*"))
-        self.paths = [PathPattern.parse(e) for e in entries if e.startswith(("/", "**/"))]
+        self.paths = PatternSet([PathPattern.parse(e) for e in entries
+                                 if e.startswith(("/", "**/"))])
 
     def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
         if host_matches(host, self.domains):
             return True
         if self.prefixes and host.startswith(self.prefixes):
             return True
-        return any(p.matches(segments, has_query) for p in self.paths)
+        return self.paths.first_match(segments, has_query) is not None
 
 
 class Rules:
@@ -109,7 +148,7 @@ class Rules:
         na = policy.non_answer
         self.policy = policy
         self.non_answer_hosts = frozenset(h.lower() for h in na.hosts)
-        self.path_patterns = [PathPattern.parse(p) for p in na.path_patterns]
+        self.path_patterns = PatternSet([PathPattern.parse(p) for p in na.path_patterns])
         self.query_keys = frozenset(k.lower() for k in na.query_keys)
         self.search_segments = frozenset(s.lower() for s in na.search_path_segments)
         self.search_hosts = frozenset(h.lower() for h in na.search_hosts)
@@ -149,10 +188,9 @@ class Rules:
         if (not segments and not query and self.host_root == "drop" and not preferred
                 and not names_site(query_text, host)):
             return ROOT_REASON
-        has_query = bool(query)
-        for pattern in self.path_patterns:
-            if pattern.matches(segments, has_query):
-                return f"path_pattern:{pattern.text}"
+        pattern = self.path_patterns.first_match(segments, bool(query))
+        if pattern is not None:
+            return f"path_pattern:{pattern.text}"
         if query:
             keys = {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
             if self.action_keys & set(keys):

@@ -23,11 +23,19 @@ PATH_SAFE = "/:@!$&'()*+,;=-._~"
 QUERY_SAFE = ":@!$'()*+,;/?-._~"
 
 
+_PLAIN_PATH = re.compile(r"^[A-Za-z0-9/:@!$&'()*+,;=\-._~]*$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Hosts that wrap result links in a redirect; a URL naming none of them is not unwrapped.
+_WRAPPER_HINTS = ("google.", "bing.com", "duckduckgo.com", "yahoo.com", "yandex.",
+                  "facebook.com", "reddit.com", "youtube.com", "href.li", "nullrefer.com",
+                  "safelinks.protection")
+
+
 class InvalidURL(ValueError):
     """A result's URL that cannot be a web page (no scheme, javascript:, too long...)."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CleanURL:
     url: str  # what the user sees: unwrapped, tracking stripped, fragment dropped
     key: str  # the dedupe key: also scheme and www. folded, trailing slash and params sorted
@@ -97,6 +105,9 @@ def unwrap(url: str, depth: int = 0) -> str:
     """The page a search engine's redirect wrapper points at; the URL itself otherwise."""
     if depth > 3:
         return url
+    head = url[:80].lower()
+    if not any(hint in head for hint in _WRAPPER_HINTS):
+        return url
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     path = parts.path
@@ -136,6 +147,8 @@ def _norm_percent(text: str, safe: str) -> str:
 
     An escaped slash stays escaped: ``AC%2FDC`` is one path segment, not two.
     """
+    if _PLAIN_PATH.match(text):
+        return text  # nothing escaped, nothing to escape: the common case
     pieces = re.split(r"%2[fF]", text)
     return "%2F".join(
         quote(unquote(p, errors="surrogateescape"), safe=safe, errors="surrogateescape")
@@ -147,19 +160,25 @@ def _norm_host(netloc_host: str) -> str:
     host = netloc_host.strip(".").lower()
     if not host:
         raise InvalidURL("no host")
-    try:
-        host = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        if not host.isascii():
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
             raise InvalidURL("host is not a valid domain name") from None
     if not re.fullmatch(r"[a-z0-9._:\-\[\]]+", host):
         raise InvalidURL("host has characters a domain name cannot have")
     return host
 
 
+@lru_cache(maxsize=64)
+def _tracking_matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One compiled regex for every tracking-parameter glob (``utm_*``, ``fbclid``...)."""
+    body = "|".join(fnmatch.translate(p.lower()) for p in patterns) or "(?!)"
+    return re.compile(body)
+
+
 def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:
-    lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, p) for p in patterns)
+    return _tracking_matcher(patterns).match(name.lower()) is not None
 
 
 def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
@@ -169,21 +188,26 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
     raw = raw.strip()
     if len(raw) > MAX_URL_LENGTH:
         raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
-    if any(ord(c) < 32 for c in raw):
+    if not raw.isprintable() and _CONTROL.search(raw):
         raise InvalidURL("url contains control characters")
     raw = unwrap(raw)
     try:
         parts = urlsplit(raw)
-        port = parts.port
+        netloc = parts.netloc
+        if ":" in netloc or "@" in netloc or "[" in netloc:
+            port, hostname = parts.port, parts.hostname or ""
+        else:
+            port, hostname = None, netloc
     except ValueError as exc:
         raise InvalidURL(f"unparseable url: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
-    host = _norm_host(parts.hostname or "")
+    host = _norm_host(hostname)
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     path = _norm_percent(parts.path or "/", PATH_SAFE)
-    path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
+    if "/." in path or "//" in path:
+        path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
     if path.startswith("//"):
         path = "/" + path.lstrip("/")
     if path in (".", ""):
@@ -191,7 +215,7 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
     params = [
         (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
         if not _is_tracking(k, tracking)
-    ]
+    ] if parts.query else []
     query = "&".join(
         f"{quote(k, safe=QUERY_SAFE)}={quote(v, safe=QUERY_SAFE)}" if v != "" else
         quote(k, safe=QUERY_SAFE)
