@@ -17,6 +17,8 @@ import re
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from tamis.errors import ConfigError
 
@@ -47,14 +49,25 @@ class RedisStore:
         self.url = url
         self.where = redact_url(url)
         try:
-            self._pool = redis.BlockingConnectionPool.from_url(
-                url, max_connections=pool_size, timeout=wait_timeout,
-                socket_connect_timeout=connect_timeout, socket_timeout=socket_timeout)
-            self._redis = redis.Redis(connection_pool=self._pool)
+            self._pool, self._redis = self._connect(
+                url, pool_size=pool_size, connect_timeout=connect_timeout,
+                socket_timeout=socket_timeout, wait_timeout=wait_timeout)
         except (ValueError, redis.RedisError) as exc:
             raise ConfigError(f"store {self.where}: not a usable Redis URL:"
                               f" {type(exc).__name__}") from None
         self._call(self._redis.ping)
+
+    @staticmethod
+    def _connect(url: str, *, pool_size: int = 50, connect_timeout: float = 2.0,
+                 socket_timeout: float = 5.0, wait_timeout: float = 5.0,
+                 ) -> tuple[redis.BlockingConnectionPool, redis.Redis]:
+        """A pool and a client. One quick retry only: a Redis that is down must not add
+        seconds of back-off to every search."""
+        retry = Retry(ExponentialBackoff(cap=0.05, base=0.01), retries=1)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=wait_timeout,
+            socket_connect_timeout=connect_timeout, socket_timeout=socket_timeout, retry=retry)
+        return pool, redis.Redis(connection_pool=pool)
 
     def _call(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
         try:

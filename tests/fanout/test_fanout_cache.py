@@ -1,0 +1,102 @@
+"""The answer cache: same line, query and parameters within the TTL -> same answer, no call."""
+
+from __future__ import annotations
+
+import time
+
+from tamis.backends.loopback import Reply
+from tamis.backends.registry import make_adapter
+from tamis.models import SearchRequest
+from tamis.pipeline.fanout import CACHE_NAMESPACE
+from tamis.policy.schema import LineConfig
+from tamis.store.base import MemoryStore
+from tamis.store.sqlite import SQLiteStore
+
+ANSWER = {"results": [{"title": "A", "url": "https://a.example/1", "content": "one"},
+                      {"title": "B", "url": "https://b.example/2", "content": "two"}],
+          "unresponsive_engines": []}
+
+
+def line(server, name="web", **kw):
+    kw.setdefault("search_path", "/s")
+    return make_adapter(LineConfig(name=name, base_url=server.url, **kw))
+
+
+def test_same_query_within_ttl_is_served_from_the_cache(server, run, tmp_path):
+    server.route("/s", Reply(json=ANSWER))
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    [first] = run([line(server)], "q", store=store, cache_ttl=60)
+    [second] = run([line(server)], "q", store=store, cache_ttl=60)
+    assert len(server.seen) == 1
+    assert (first.cached, second.cached) == (False, True)
+    assert second.status == "ok"
+    assert [h.model_dump() for h in second.hits] == [h.model_dump() for h in first.hits]
+    assert second.notes == first.notes
+    assert len(store.scan(CACHE_NAMESPACE)) == 1
+
+
+def test_parameters_and_endpoint_are_part_of_the_key(server, run):
+    server.route("/s", Reply(json=ANSWER))
+    server.route("/t", Reply(json=ANSWER))
+    store = MemoryStore()
+    run([line(server)], "q", store=store, cache_ttl=60)
+    run([line(server)], SearchRequest(query="q", time_range="day"), store=store, cache_ttl=60)
+    run([line(server)], "other", store=store, cache_ttl=60)
+    run([line(server, search_path="/t")], "q", store=store, cache_ttl=60)  # another endpoint
+    run([line(server, name="web2")], "q", store=store, cache_ttl=60)
+    assert len(server.seen) == 5
+    # max_results is not a cache parameter, but the count a line asks for is.
+    run([line(server)], SearchRequest(query="q", max_results=8), store=store, cache_ttl=60)
+    assert len(server.seen) == 5
+    run([line(server)], SearchRequest(query="q", max_results=20), store=store, cache_ttl=60)
+    assert len(server.seen) == 6
+
+
+def test_ttl_zero_disables_the_cache(server, run):
+    server.route("/s", Reply(json=ANSWER))
+    store = MemoryStore()
+    for _ in range(2):
+        [answer] = run([line(server)], "q", store=store, cache_ttl=0)
+        assert not answer.cached
+    assert len(server.seen) == 2 and store.scan(CACHE_NAMESPACE) == {}
+
+
+def test_entries_expire(server, run):
+    server.route("/s", Reply(json=ANSWER))
+    store = MemoryStore()
+    run([line(server)], "q", store=store, cache_ttl=0.2)
+    time.sleep(0.3)
+    [answer] = run([line(server)], "q", store=store, cache_ttl=0.2)
+    assert not answer.cached and len(server.seen) == 2
+
+
+def test_failures_are_never_cached_but_empty_answers_are(server, run):
+    store = MemoryStore()
+    server.route("/s", Reply(status=500))
+    [failed] = run([line(server)], "q", store=store, cache_ttl=60)
+    assert failed.status == "failed"
+    server.route("/s", Reply(json={"results": []}))
+    [empty] = run([line(server)], "q", store=store, cache_ttl=60)
+    [again] = run([line(server)], "q", store=store, cache_ttl=60)
+    assert (empty.status, empty.cached) == ("empty", False)
+    assert (again.status, again.cached) == ("empty", True)
+    assert len(server.seen) == 2
+
+
+def test_no_store_no_cache(server, run):
+    server.route("/s", Reply(json=ANSWER))
+    for _ in range(2):
+        run([line(server)], "q", store=None, cache_ttl=60)
+    assert len(server.seen) == 2
+
+
+def test_a_failing_store_is_a_note_not_a_failure(server, run):
+    class Broken(MemoryStore):
+        def get(self, namespace, key):
+            raise OSError("disk gone")
+
+    server.route("/s", Reply(json=ANSWER))
+    [answer] = run([line(server)], "q", store=Broken(), cache_ttl=60)
+    assert answer.status == "ok" and len(answer.hits) == 2
+    assert answer.notes[-1].kind == "info"
+    assert "store unavailable (OSError: disk gone)" in answer.notes[-1].message
