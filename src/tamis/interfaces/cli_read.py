@@ -1,0 +1,78 @@
+"""``tamis read URL``: one page's text under a budget, for an agent that follows a link.
+
+A thin shell over ``tamis.extract.read_url``: same safety checks, statuses and cache as the
+search's extraction. Exit 0 ok or truncated, 1 empty / blocked / unsupported, 2 failed or
+the command could not run (bad config, bad store). No traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import click
+import httpx
+
+from tamis.errors import TamisError
+from tamis.extract import ReadResponse, read_url
+from tamis.policy import load_config
+from tamis.store.base import Store
+
+
+def as_markdown(answer: ReadResponse) -> str:
+    lines = [f"# {answer.title or answer.final_url}", "", f"<{answer.final_url}>", ""]
+    if answer.content:
+        lines += [answer.content, ""]
+    footer = f"status: {answer.status}"
+    if answer.detail:
+        footer += f" ({answer.detail})"
+    footer += f"; chars {answer.start}-{answer.start + answer.chars} of {answer.total_chars}"
+    if answer.next_start is not None:
+        footer += f"; more with --start {answer.next_start}"
+    return "\n".join([*lines, f"<!-- {footer} -->"])
+
+
+async def _read(url: str, config_path: str | None, max_chars: int, start: int,
+                query: str | None) -> ReadResponse:
+    config = load_config(config_path).config
+    store: Store | None = None
+    if config.cache.enabled:
+        from tamis.store import open_store
+
+        store = open_store(config.store.url)
+    extraction = config.extraction
+    timeout = httpx.Timeout(extraction.timeout_seconds)
+    try:
+        async with httpx.AsyncClient(follow_redirects=False, timeout=timeout) as client:
+            return await read_url(url, config=extraction, client=client, store=store,
+                                  max_chars=max_chars, start=start, query=query,
+                                  cache_ttl=config.cache.extraction_ttl_seconds)
+    finally:
+        if store is not None:
+            store.close()
+
+
+@click.command("read")
+@click.argument("url")
+@click.option("--max-chars", type=click.IntRange(min=1), default=12000, show_default=True,
+              help="Characters of text to return.")
+@click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Offset in the page text (pass the previous answer's next_start).")
+@click.option("--query", default=None, help="Return the passages most relevant to this.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Config file (default: $TAMIS_CONFIG, then the user config).")
+@click.option("--format", "output", type=click.Choice(["json", "markdown"]), default="json",
+              show_default=True)
+def read(url: str, max_chars: int, start: int, query: str | None, config_path: str | None,
+         output: str) -> None:
+    """Read one page (URL) under a character budget: JSON or markdown on stdout."""
+    try:
+        answer = asyncio.run(_read(url, config_path, max_chars, start, query))
+    except TamisError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # never a traceback for the user
+        click.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
+    click.echo(answer.model_dump_json(indent=2) if output == "json" else as_markdown(answer))
+    sys.exit(answer.exit_code)
