@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tamis.core import asearch, search
+    from tamis.core import Tamis, aread, asearch, read, search
     from tamis.models import SearchResponse
 
-__all__ = ["SearchResponse", "__version__", "asearch", "search"]
+__all__ = ["SearchResponse", "Tamis", "__version__", "aread", "asearch", "read", "search"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in {"search", "asearch"}:
+    if name in {"search", "asearch", "read", "aread", "Tamis"}:
         from tamis import core
 
         return getattr(core, name)

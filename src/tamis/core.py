@@ -128,16 +128,19 @@ class Tamis:
                 for line in self.config.backends if line.enabled]
 
     async def search(self, request: SearchRequest | str, *, extract: bool = True,
-                     explain: bool = False, max_results: int | None = None) -> SearchResponse:
+                     explain: bool = False, max_results: int | None = None,
+                     budget: int | None = None) -> SearchResponse:
         """Run the whole pipeline for one query. Never raises for backend trouble: that is
-        in the response's status and notes. Raises TamisError for bad input."""
+        in the response's status and notes. Raises TamisError for bad input.
+
+        ``budget`` overrides ``extraction.total_chars`` for this search."""
         response, _answers = await self.search_detailed(
-            request, extract=extract, explain=explain, max_results=max_results)
+            request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         return response
 
     async def search_detailed(
         self, request: SearchRequest | str, *, extract: bool = True, explain: bool = False,
-        max_results: int | None = None,
+        max_results: int | None = None, budget: int | None = None,
     ) -> tuple[SearchResponse, list[LineAnswer]]:
         """``search``, also returning every line's raw answer (for compare and record)."""
         if isinstance(request, str):
@@ -175,12 +178,18 @@ class Tamis:
             results = []
         ranked_at = time.perf_counter()
 
-        summary = ExtractionSummary(budget=cfg.extraction.total_chars)
-        if extract and results and cfg.extraction.top_n > 0:
+        extraction = cfg.extraction
+        if budget is not None:
+            if budget < 0:
+                raise TamisError("the extraction budget cannot be negative")
+            extraction = extraction.model_copy(update={
+                "total_chars": budget, "per_item_chars": min(extraction.per_item_chars, budget)})
+        summary = ExtractionSummary(budget=extraction.total_chars)
+        if extract and results and extraction.top_n > 0 and extraction.total_chars > 0:
             from tamis.extract import extract_results
 
             results, summary = await extract_results(
-                results, query, cfg.extraction, client=self.client, store=self.store,
+                results, query, extraction, client=self.client, store=self.store,
                 cache_ttl=cfg.cache.extraction_ttl_seconds if cfg.cache.enabled else 0.0,
                 env=self.env,
             )
@@ -277,4 +286,4 @@ def read(url: str, **options: Any) -> ReadResponse:
     except RuntimeError:
         return asyncio.run(aread(url, **options))
     raise SearchFailed("tamis.read() was called inside a running event loop; use "
-                       "`await tamis.core.aread(...)` there")
+                       "`await tamis.aread(...)` there")

@@ -28,6 +28,9 @@ LAZY = {
                  "List every line, its endpoint, and whether each key is set."),
     "dupes": ("tamis.interfaces.cli_dupes", "dupes",
               "Find duplicate nodes in an agent's knowledge graph (read-only)."),
+    "serve": ("tamis.interfaces.cli_serve", "serve",
+              "Serve over HTTP (native, SearXNG- and Tavily-compatible endpoints)."),
+    "mcp": ("tamis.interfaces.cli_serve", "mcp", "Run the MCP server (stdio or --http)."),
 }
 
 

@@ -181,6 +181,21 @@ class QualityConfig(Strict):
     banned_hosts: list[str] = Field(default_factory=list)
 
 
+class ServeConfig(Strict):
+    """``tamis serve``: limits that keep one process healthy under agent traffic."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    max_concurrency: int = Field(default=16, ge=1, description="Searches in flight; then 503")
+    request_timeout: float = Field(default=60, gt=0, description="Per-request deadline, s")
+    max_query_chars: int = Field(default=400, ge=1)
+    max_results: int = Field(default=50, ge=1, le=100)
+    max_body_bytes: int = Field(default=65536, ge=1024)
+    rate_limit_per_minute: int = Field(
+        default=0, ge=0, description="Per client (token or address), shared through the store;"
+        " 0 is off")
+
+
 class Config(Strict):
     backends: list[LineConfig] = Field(default_factory=list)
     timeout: float = Field(default=10, gt=0)
@@ -193,6 +208,7 @@ class Config(Strict):
     policy: Policy = Field(default_factory=Policy)
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @model_validator(mode="after")
     def _unique_line_names(self) -> Config:

@@ -24,6 +24,11 @@ class Store(Protocol):
         """Every live entry of a namespace (small namespaces only, e.g. key rests)."""
         ...
 
+    def incr(self, namespace: str, key: str, ttl: float) -> int:
+        """Add one to a counter and return it; a new counter expires after ``ttl`` seconds
+        (fixed-window rate limits shared by every process on the store)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -57,6 +62,14 @@ class MemoryStore:
                 if value is not None:
                     out[key] = value
         return out
+
+    def incr(self, namespace: str, key: str, ttl: float) -> int:
+        raw = self.get(namespace, key)
+        count = (int(raw) if raw else 0) + 1
+        item = self._data.get((namespace, key))
+        expires = item[1] if raw and item else time.time() + ttl
+        self._data[(namespace, key)] = (str(count).encode(), expires)
+        return count
 
     def close(self) -> None:
         self._data.clear()

@@ -119,6 +119,18 @@ class RedisStore:
             out[text[len(prefix):]] = bytes(value)
         return out
 
+    def incr(self, namespace: str, key: str, ttl: float) -> int:
+        name = self._key(namespace, key)
+
+        def run() -> int:
+            pipe = self._redis.pipeline()
+            pipe.incr(name)
+            pipe.pexpire(name, max(1, int(ttl * 1000)), nx=True)  # only a new counter expires
+            count, _ = pipe.execute()
+            return int(count)
+
+        return int(self._call(run))
+
     def close(self) -> None:
         with contextlib.suppress(redis.RedisError):
             self._pool.disconnect()

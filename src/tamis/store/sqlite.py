@@ -72,6 +72,28 @@ class SQLiteStore:
             ).fetchall()
         return {key: bytes(value) for key, value in rows}
 
+    def incr(self, namespace: str, key: str, ttl: float) -> int:
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute(
+                    "SELECT value, expires FROM kv WHERE namespace=? AND key=?", (namespace, key)
+                ).fetchone()
+                if row is None or (row[1] is not None and row[1] <= now):
+                    count, expires = 1, now + ttl
+                else:
+                    count, expires = int(bytes(row[0])) + 1, row[1]
+                self._db.execute(
+                    "INSERT OR REPLACE INTO kv (namespace, key, value, expires) VALUES (?,?,?,?)",
+                    (namespace, key, str(count).encode(), expires),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return count
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

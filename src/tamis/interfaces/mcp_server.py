@@ -1,0 +1,174 @@
+"""The MCP server: tools ``web_search`` and ``read_url``, a thin shell over ``Tamis``.
+
+Each tool answers with structured content (the same models the CLI prints) plus a compact
+markdown text that a model reads well. Errors come back as tool errors with a clear message;
+the server keeps running. ``lite=True`` exposes query-only schemas for small local models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from tamis import __version__
+from tamis.core import Tamis
+from tamis.errors import TamisError
+from tamis.extract.models import ReadResponse
+from tamis.models import SearchRequest, SearchResponse
+
+SEARCH_DESCRIPTION = (
+    "Search the web. Use this first for any question that needs current or external "
+    "information. Returns ranked results (title, url, source type, snippet) with non-answers "
+    "removed and content farms pushed down, and by default the page text of the best few "
+    "results, so you can usually answer without opening pages. Prefer results whose "
+    "source_type is official, code, qa or forum."
+)
+READ_DESCRIPTION = (
+    "Read one web page as clean markdown text. Use this when a search result looks right but "
+    "its excerpt is missing or cut, or to follow a link from a page. Give `query` to get the "
+    "passages most relevant to it; use `start` to continue a long page where the last call "
+    "stopped (see next_start)."
+)
+
+INSTRUCTIONS = (
+    "tamis is a web search layer. Call web_search with a question or keywords; call read_url "
+    "to read a page in full. Results carry a source_type; official, code, qa and forum "
+    "sources are primary."
+)
+
+
+def search_markdown(response: SearchResponse) -> str:
+    """Compact text for a model: numbered results, then excerpts, then what failed."""
+    if not response.results:
+        why = "; ".join(n.message for n in response.notes if n.kind == "info") or "no results"
+        return f"No results for {response.query!r} ({why})."
+    lines = [f"Results for {response.query!r}:"]
+    for r in response.results:
+        lines.append(f"\n[{r.rank}] {r.title}\n{r.url}\n({r.source_type}) {r.snippet}")
+        if r.excerpt:
+            lines.append(f"--- page text ---\n{r.excerpt}\n--- end ---")
+    failed = [f"{line.line}: {line.status}" for line in response.lines
+              if line.status not in ("ok", "empty")]
+    if failed:
+        lines.append("\nBackends that did not answer: " + ", ".join(failed))
+    return "\n".join(lines)
+
+
+def read_markdown(page: ReadResponse) -> str:
+    head = f"{page.title or page.url}\n{page.final_url or page.url}\n"
+    if not page.content:
+        return head + f"(no text: {page.status}{': ' + page.detail if page.detail else ''})"
+    more = (f"\n\n[… more: call read_url with start={page.next_start}]"
+            if page.next_start is not None else "")
+    return head + "\n" + page.content + more
+
+
+def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
+                 lite: bool = False) -> MCPServer[Any]:
+    state: dict[str, Tamis | None] = {"layer": layer}
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
+        own = state["layer"] is None
+        if own:
+            state["layer"] = Tamis(config_path)
+        try:
+            yield
+        finally:
+            if own and state["layer"] is not None:
+                await state["layer"].aclose()
+                state["layer"] = None
+
+    server: MCPServer[Any] = MCPServer(name="tamis", version=__version__,
+                                       instructions=INSTRUCTIONS, lifespan=lifespan)
+
+    def get_layer() -> Tamis:
+        current = state["layer"]
+        if current is None:  # an in-process client without the lifespan
+            current = state["layer"] = Tamis(config_path)
+        return current
+
+    async def do_search(query: str, max_results: int | None = None, extract: bool = True,
+                        budget: int | None = None, time_range: str | None = None,
+                        language: str | None = None, categories: str | None = None
+                        ) -> CallToolResult:
+        try:
+            request = SearchRequest(query=query, max_results=max_results,
+                                    time_range=time_range,  # type: ignore[arg-type]
+                                    language=language, categories=categories)
+            response = await get_layer().search(request, extract=extract, budget=budget)
+        except TamisError as exc:
+            raise ToolError(str(exc)) from None
+        except ValueError as exc:  # pydantic validation of the arguments
+            raise ToolError(f"invalid arguments: {exc.errors()[0]['msg']}"  # type: ignore
+                            if hasattr(exc, "errors") else str(exc)) from None
+        if response.status == "failed":
+            why = "; ".join(n.message for n in response.notes
+                            if n.kind in ("line_failed", "line_timeout", "info"))
+            raise ToolError(f"search failed: {why}")
+        return CallToolResult(
+            content=[TextContent(type="text", text=search_markdown(response))],
+            structured_content=response.model_dump(mode="json", exclude_none=False),
+        )
+
+    async def do_read(url: str, max_chars: int | None = None, start: int = 0,
+                      query: str | None = None) -> CallToolResult:
+        try:
+            page = await get_layer().read(url, max_chars=max_chars, start=start, query=query)
+        except TamisError as exc:
+            raise ToolError(str(exc)) from None
+        if page.status.startswith("failed") or page.status in ("blocked", "unsupported_type"):
+            raise ToolError(f"could not read {url}: {page.status}"
+                            + (f" ({page.detail})" if page.detail else ""))
+        return CallToolResult(content=[TextContent(type="text", text=read_markdown(page))],
+                              structured_content=page.model_dump(mode="json"))
+
+    if lite:
+        @server.tool(name="web_search", description=SEARCH_DESCRIPTION)
+        async def web_search_lite(
+            query: Annotated[str, Field(description="What to search for")],
+        ) -> Annotated[CallToolResult, SearchResponse]:
+            return await do_search(query)
+
+        @server.tool(name="read_url", description=READ_DESCRIPTION)
+        async def read_url_lite(
+            url: Annotated[str, Field(description="The page's http(s) URL")],
+        ) -> Annotated[CallToolResult, ReadResponse]:
+            return await do_read(url)
+
+        return server
+
+    @server.tool(name="web_search", description=SEARCH_DESCRIPTION)
+    async def web_search(
+        query: Annotated[str, Field(description="What to search for")],
+        max_results: Annotated[int | None, Field(ge=1, le=50,
+                                                 description="How many results")] = None,
+        extract: Annotated[bool, Field(description="Include page text of the top results")
+                           ] = True,
+        budget: Annotated[int | None, Field(ge=0, le=100_000,
+                                            description="Total characters of page text")] = None,
+        time_range: Annotated[str | None, Field(
+            pattern="^(day|week|month|year)$", description="day, week, month or year")] = None,
+        language: Annotated[str | None, Field(description="Language code, e.g. en")] = None,
+        categories: Annotated[str | None, Field(description="SearXNG categories")] = None,
+    ) -> Annotated[CallToolResult, SearchResponse]:
+        return await do_search(query, max_results, extract, budget, time_range, language,
+                               categories)
+
+    @server.tool(name="read_url", description=READ_DESCRIPTION)
+    async def read_url(
+        url: Annotated[str, Field(description="The page's http(s) URL")],
+        max_chars: Annotated[int | None, Field(ge=1, le=100_000,
+                                               description="Most characters to return")] = None,
+        start: Annotated[int, Field(ge=0, description="Character offset to start at")] = 0,
+        query: Annotated[str | None, Field(description="Focus on passages about this")] = None,
+    ) -> Annotated[CallToolResult, ReadResponse]:
+        return await do_read(url, max_chars, start, query)
+
+    return server
