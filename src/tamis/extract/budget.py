@@ -11,9 +11,11 @@ marker (`` […]``) counted inside the budget. A cut inside a fenced code block 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 from tamis.extract.models import EXHAUSTED, OK, TRUNCATED
 
@@ -204,33 +206,38 @@ def split_blocks(text: str) -> list[str]:
     return blocks
 
 
-def bm25(documents: Sequence[Sequence[str]], terms: Sequence[str],
-         k1: float = 1.2, b: float = 0.75) -> list[float]:
-    """BM25 score of each tokenised document for the query terms."""
-    count = len(documents)
+def bm25(frequencies: Sequence[Mapping[str, int]], lengths: Sequence[int],
+         terms: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    """BM25 score of each document (term counts and length) for the query terms."""
+    count = len(frequencies)
     if not count or not terms:
         return [0.0] * count
-    average = sum(len(d) for d in documents) / count or 1.0
-    frequencies = [_counts(d) for d in documents]
+    average = sum(lengths) / count or 1.0
     scores = [0.0] * count
     for term in set(terms):
-        df = sum(1 for f in frequencies if term in f)
+        df = sum(1 for f in frequencies if f.get(term))
         if not df:
             continue
         idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
         for index, freq in enumerate(frequencies):
             tf = freq.get(term, 0)
             if tf:
-                norm = tf + k1 * (1 - b + b * len(documents[index]) / average)
+                norm = tf + k1 * (1 - b + b * lengths[index] / average)
                 scores[index] += idf * tf * (k1 + 1) / norm
     return scores
 
 
-def _counts(tokens: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for token in tokens:
-        out[token] = out.get(token, 0) + 1
-    return out
+def term_counts(block: str, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+    """Occurrences of each (folded) query term in a block, and the block's word count.
+
+    Counts raw words in C (``Counter``) and folds only the query's terms: a folded term
+    ``t`` is written ``t`` or ``ts``, exactly as ``tokenize`` folds.
+    """
+    words = Counter(_WORD.findall(block.lower()))
+    counts = {term: words.get(term, 0) + words.get(term + "s", 0) * (len(term) >= 4
+                                                                    and not term.endswith("s"))
+              for term in terms}
+    return counts, sum(words.values())
 
 
 def _render(blocks: Sequence[str], chosen: dict[int, str]) -> str:
@@ -247,6 +254,18 @@ def _render(blocks: Sequence[str], chosen: dict[int, str]) -> str:
     return "\n\n".join(parts)
 
 
+@functools.lru_cache(maxsize=64)
+def scored_blocks(text: str, terms: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """The page's blocks and their BM25 scores for the terms (cached: see ``core.prepare``)."""
+    blocks = split_blocks(text)
+    counted = [term_counts(block, terms) for block in blocks]
+    return tuple(blocks), tuple(bm25([c for c, _ in counted], [n for _, n in counted], terms))
+
+
+def query_terms(query: str | None) -> tuple[str, ...]:
+    return tuple(sorted(set(tokenize(query or ""))))
+
+
 def cut_focused(text: str, query: str, limit: int) -> str:
     """The passages most relevant to ``query`` (BM25 over paragraphs), in page order.
 
@@ -256,16 +275,22 @@ def cut_focused(text: str, query: str, limit: int) -> str:
     """
     if len(text) <= limit:
         return text
-    blocks = split_blocks(text)
-    scores = bm25([tokenize(block) for block in blocks], tokenize(query))
+    blocks, scores = scored_blocks(text, query_terms(query))
     if not blocks or max(scores) <= 0:
         return cut_lead(text, limit)
     order = sorted(range(len(blocks)), key=lambda i: (-scores[i], i))
     chosen: dict[int, str] = {}
+    used = 0
     for index in order:  # relevant passages first, then the rest in page order to fill up
+        free = limit - used
+        # A block adds at least its length minus one gap marker: skip the render when
+        # neither the whole block nor a useful piece of it can fit.
+        if chosen and len(blocks[index]) - len(GAP) > free and free < MIN_FOCUSED_PIECE:
+            continue
         trial = {**chosen, index: blocks[index]}
-        if len(_render(blocks, trial)) <= limit:
-            chosen = trial
+        rendered = len(_render(blocks, trial))
+        if rendered <= limit:
+            chosen, used = trial, rendered
             continue
         room = limit - len(_render(blocks, {**chosen, index: ""}))
         if room >= MIN_FOCUSED_PIECE or (not chosen and room > 0):
@@ -286,7 +311,7 @@ def make_excerpt(text: str, limit: int, mode: str, query: str | None) -> str:
     """
     if len(text) <= limit:
         return text
-    if mode != "lead" and query and tokenize(query):
+    if mode != "lead" and query_terms(query):
         return cut_focused(text, query, limit)
     return cut_lead(text, limit)
 

@@ -19,8 +19,14 @@ from collections.abc import Mapping
 import httpx
 
 from tamis.extract import cache
-from tamis.extract.budget import build_excerpts, cut_focused, slice_at_boundary
-from tamis.extract.dedupe import find_copies
+from tamis.extract.budget import (
+    build_excerpts,
+    cut_focused,
+    query_terms,
+    scored_blocks,
+    slice_at_boundary,
+)
+from tamis.extract.dedupe import find_copies, shingles
 from tamis.extract.models import (
     BLOCKED,
     DUPLICATE,
@@ -71,8 +77,29 @@ def _is_failure(status: str) -> bool:
     return status.startswith("failed:") or status == BLOCKED
 
 
-async def _fetch_all(urls: list[str], config: ExtractionConfig, **kw: object) -> dict[str, Page]:
-    tasks = {url: asyncio.create_task(get_page(url, config=config, **kw))  # type: ignore[arg-type]
+def prepare(page: Page, terms: tuple[str, ...]) -> None:
+    """Warm the caches of the after-deadline work (shingles, passage scores) for one page.
+
+    Run in a worker thread as soon as the page is there, so this work overlaps with the
+    pages still downloading; the results are the same whether or not it ran.
+    """
+    if page.usable:
+        shingles(page.text)
+        if terms:
+            scored_blocks(page.text, terms)
+
+
+async def _get_and_prepare(url: str, terms: tuple[str, ...], config: ExtractionConfig,
+                           **kw: object) -> Page:
+    page = await get_page(url, config=config, **kw)  # type: ignore[arg-type]
+    await asyncio.to_thread(prepare, page, terms if config.mode != "lead" else ())
+    return page
+
+
+async def _fetch_all(urls: list[str], query: str, config: ExtractionConfig,
+                     **kw: object) -> dict[str, Page]:
+    terms = query_terms(query)
+    tasks = {url: asyncio.create_task(_get_and_prepare(url, terms, config, **kw))
              for url in dict.fromkeys(urls)}
     if not tasks:
         return {}
@@ -100,8 +127,8 @@ async def extract_results(
     """Fill excerpt, extraction and extraction_detail of the top ``config.top_n`` results."""
     start = time.perf_counter()
     top = results[:config.top_n]
-    pages_by_url = await _fetch_all([r.url for r in top], config, client=client, store=store,
-                                    cache_ttl=cache_ttl, env=env)
+    pages_by_url = await _fetch_all([r.url for r in top], query, config, client=client,
+                                    store=store, cache_ttl=cache_ttl, env=env)
     pages = [pages_by_url[r.url] for r in top]
     copies = find_copies([p.text if p.usable else None for p in pages])
     chosen = [i for i, p in enumerate(pages) if p.usable and copies[i] is None]

@@ -7,6 +7,7 @@ the kept page (a syndicated copy with its own header and footer around it).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -18,12 +19,17 @@ MIN_WORDS = 20  # shorter texts are never called copies: too little evidence
 _WORD = re.compile(r"\w+")
 
 
+@functools.lru_cache(maxsize=64)
 def shingles(text: str, size: int = SHINGLE) -> frozenset[int]:
-    """Hashed word ``size``-grams of the lower-cased text; empty for short texts."""
+    """Hashed word ``size``-grams of the lower-cased text; empty for short texts.
+
+    Cached, so that ``core.prepare`` can compute them in a worker thread as each page
+    arrives, while later pages are still downloading.
+    """
     words = _WORD.findall(text.lower())
     if len(words) < MIN_WORDS:
         return frozenset()
-    return frozenset(hash(tuple(words[i:i + size])) for i in range(len(words) - size + 1))
+    return frozenset(map(hash, zip(*(words[i:] for i in range(size)), strict=False)))
 
 
 def similarity(a: frozenset[int], b: frozenset[int]) -> tuple[float, float]:
@@ -31,7 +37,7 @@ def similarity(a: frozenset[int], b: frozenset[int]) -> tuple[float, float]:
     if not a or not b:
         return 0.0, 0.0
     common = len(a & b)
-    return common / len(a | b), common / len(a)
+    return common / (len(a) + len(b) - common), common / len(a)
 
 
 def find_copies(texts: Sequence[str | None]) -> list[int | None]:
