@@ -7,6 +7,7 @@ import time
 from tamis.backends.loopback import Reply
 from tamis.backends.registry import make_adapter
 from tamis.policy.schema import LineConfig
+from tamis.store.base import MemoryStore
 
 
 def results(n: int, host: str) -> dict:
@@ -97,3 +98,12 @@ def test_partial_answers_keep_every_line_with_its_note(server, run):
 
 def test_no_lines_is_no_answers(run):
     assert run([]) == []
+
+
+def test_a_bad_endpoint_fails_the_line_without_resting_its_key(run):
+    store = MemoryStore()
+    adapter = make_adapter(LineConfig(name="tavily", base_url="ftp://127.0.0.1:21"))
+    [answer] = run([adapter], env={"TAVILY_API_KEY": "k-123"}, store=store)
+    assert answer.status == "failed"
+    assert answer.notes[0].message.startswith("bad endpoint: UnsupportedProtocol")
+    assert store.scan("rest") == {}

@@ -204,6 +204,8 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     except httpx.TimeoutException as exc:
         raise AnswerError(f"timed out ({type(exc).__name__})",
                           rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
+    except httpx.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
+        raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}") from None
     except httpx.TransportError as exc:
         raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
                           rest_key=True) from None
