@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,8 @@ TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))  # so tests can `from loopback import LoopbackServer`
 
 FIXTURES = TESTS / "fixtures"
+
+from loopback import free_port  # noqa: E402  (needs the sys.path line above)
 
 
 @pytest.fixture(autouse=True)
@@ -24,3 +31,51 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         if name in {"TAMIS_CONFIG", "SEARXNG_URL", "TAMIS_TOKEN"} or name.endswith("_API_KEY") \
                 or name == "FIRECRAWL_URL":
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests (``pytest.mark.anyio``) run on asyncio, as tamis does."""
+    return "asyncio"
+
+
+# A real redis-server on a free port, started by the test session. Where ``redis-server`` is
+# not installed the Redis tests are skipped with the reason, unless the environment variable
+# ``CI`` is set: there they FAIL, because CI installs redis-server and a silent skip would hide
+# a broken Redis path.
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    program = shutil.which("redis-server")
+    if program is None:
+        message = ("redis-server is not installed (apt-get install redis-server); the Redis"
+                   " store tests need a real server")
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set and {message}", pytrace=False)
+        pytest.skip(message)
+    port = free_port()
+    workdir: Path = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--daemonize", "no", "--dir", str(workdir)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                    pytest.fail(f"redis-server did not start on port {port}: {output[-500:]}")
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()

@@ -1,0 +1,112 @@
+"""The MCP server, driven by the official SDK's real client."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from loopback import LoopbackServer, Reply
+from tamis.core import Tamis
+from tamis.interfaces.demo import recordings_dir
+from tamis.interfaces.mcp_server import build_server
+from tamis.policy.loader import load_config
+from tamis.policy.schema import LineConfig
+
+PROXMOX = "proxmox thin pool metadata exhaustion recovery"
+pytestmark = pytest.mark.anyio
+
+
+def replay_layer(**extraction: object) -> Tamis:
+    config = load_config(None, overrides={
+        "store": {"url": "memory:"},
+        "extraction": {"allow_private_hosts": ["127.0.0.1"], **extraction},
+    }).config
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
+    return Tamis(config)
+
+
+async def test_tools_are_listed_with_descriptions_for_a_model() -> None:
+    async with Client(build_server(layer=replay_layer())) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {"web_search", "read_url"}
+    assert "Use this first" in tools["web_search"].description
+    assert "Use this when a search result looks right" in tools["read_url"].description
+    params = tools["web_search"].input_schema["properties"]
+    assert {"query", "max_results", "extract", "budget", "time_range", "language",
+            "categories"} <= set(params)
+    assert tools["web_search"].output_schema is not None
+
+
+async def test_lite_mode_has_query_only_schemas() -> None:
+    async with Client(build_server(layer=replay_layer(), lite=True)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert list(tools["web_search"].input_schema["properties"]) == ["query"]
+    assert list(tools["read_url"].input_schema["properties"]) == ["url"]
+
+
+async def test_web_search_returns_structured_content_and_text() -> None:
+    async with Client(build_server(layer=replay_layer())) as client:
+        result = await client.call_tool("web_search", {"query": PROXMOX, "extract": False,
+                                                       "max_results": 4})
+    assert not result.is_error
+    data = result.structured_content
+    assert data["query"] == PROXMOX and len(data["results"]) == 4
+    assert data["results"][0]["host"] == "forum.proxmox.com"
+    text = result.content[0].text
+    assert text.startswith(f"Results for {PROXMOX!r}:")
+    assert "[1] " in text and "(forum)" in text
+
+
+async def test_read_url_reads_a_page() -> None:
+    page = ("<html><head><title>Recovering thin pools</title></head><body><article>"
+            "<h1>Recovering thin pools</h1>" + "".join(
+                f"<p>Step {i}: run lvconvert --repair on pool {i}.</p>" for i in range(30))
+            + "</article></body></html>")
+    with LoopbackServer(lambda req: Reply(body=page, content_type="text/html")) as pages:
+        async with Client(build_server(layer=replay_layer())) as client:
+            result = await client.call_tool("read_url", {"url": pages.url + "/a",
+                                                         "max_chars": 300})
+    assert not result.is_error
+    assert result.structured_content["status"] == "truncated"
+    assert "lvconvert --repair" in result.content[0].text
+    assert "call read_url with start=" in result.content[0].text
+
+
+async def test_errors_are_tool_errors_and_the_server_keeps_serving() -> None:
+    async with Client(build_server(layer=replay_layer())) as client:
+        bad = await client.call_tool("read_url", {"url": "ftp://example.com/file"})
+        assert bad.is_error
+        assert "could not read ftp://example.com/file" in bad.content[0].text
+        empty = await client.call_tool("web_search", {"query": "   "})
+        assert empty.is_error and "the query is empty" in empty.content[0].text
+        invalid = await client.call_tool("web_search", {"query": "x", "max_results": 0})
+        assert invalid.is_error
+        still = await client.call_tool("web_search", {"query": PROXMOX, "extract": False})
+        assert not still.is_error
+
+
+async def test_every_line_failing_is_a_tool_error(tmp_path: Path) -> None:
+    config = load_config(None, overrides={"store": {"url": "memory:"}}).config
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", base_url="http://127.0.0.1:9")]})
+    async with Client(build_server(layer=Tamis(config))) as client:
+        result = await client.call_tool("web_search", {"query": "x"})
+    assert result.is_error and "search failed: cannot connect" in result.content[0].text
+
+
+async def test_stdio_server_through_a_subprocess(tmp_path: Path) -> None:
+    config = tmp_path / "tamis.yaml"
+    config.write_text(
+        f"backends:\n  - {{name: searxng, type: replay, path: '{recordings_dir()}'}}\n"
+        "store: {url: 'memory:'}\n")
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "tamis.interfaces.cli", "mcp", "--config", str(config)])
+    async with Client(params) as client:
+        result = await client.call_tool("web_search", {"query": PROXMOX, "extract": False})
+    assert not result.is_error
+    assert json.dumps(result.structured_content["results"][0]["host"]) == '"forum.proxmox.com"'
