@@ -3,16 +3,9 @@ it is not installed, failing under CI) lives in tests/conftest.py for every fold
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import pytest
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
