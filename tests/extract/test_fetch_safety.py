@@ -56,6 +56,8 @@ def test_allow_list_takes_hosts_and_ranges(server: PageServer) -> None:
         assert get(url, ExtractionConfig(allow_private_hosts=allowed)).status == "ok"
     assert get(server.url("/allowed", "localhost"),
                ExtractionConfig(allow_private_hosts=["localhost"])).status == "ok"
+    # Plain http goes to the address that was checked; the Host header keeps the name.
+    assert server.hits_for("/allowed")[-1].headers["host"] == f"localhost:{server.port}"
     assert AllowList.parse(["LocalHost.", "10.0.0.0/8"]).allows_host("localhost")
 
 
@@ -174,6 +176,8 @@ def test_plain_text_is_read(server: PageServer, config: ExtractionConfig) -> Non
                      headers={"Content-Type": "text/plain; charset=utf-8"})
     page = get(url, config)
     assert page.status == "ok" and page.text == "Line one.\n\nLine two."
+    url = server.add("/json", '{"answer": 42}', headers={"Content-Type": "application/json"})
+    assert get(url, config).text == '{"answer": 42}'
 
 
 def test_charsets(server: PageServer, config: ExtractionConfig) -> None:

@@ -13,6 +13,8 @@ import re
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
+TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/xml", "application/x-yaml",
+                                    "application/yaml", "application/toml"})
 SNIFF_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 
 _MAGIC = (
@@ -67,11 +69,17 @@ def sniff_binary(head: bytes) -> str | None:
 
 
 def classify(content_type: str | None) -> str:
-    """``html``, ``text``, ``sniff`` (unknown: look at the bytes) or ``binary``."""
+    """``html``, ``text``, ``sniff`` (unknown: look at the bytes) or ``binary``.
+
+    Text is ``text/*``, JSON and XML (``application/json``, ``application/xml`` and the
+    ``+json`` / ``+xml`` types): read as they are, without main-text extraction.
+    """
     kind = media_type(content_type)
     if kind in HTML_TYPES:
         return "html"
-    if kind in TEXT_TYPES:
+    if kind in TEXT_TYPES or kind.startswith("text/") or kind in TEXT_APPLICATION_TYPES:
+        return "text"
+    if kind.startswith("application/") and kind.endswith(("+json", "+xml")):
         return "text"
     if kind in SNIFF_TYPES:
         return "sniff"
