@@ -38,10 +38,10 @@ def default_config_path() -> Path:
 def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     """The config file in effect, or None for the built-in policy."""
     if explicit:
-        return Path(explicit)
+        return Path(explicit).expanduser()
     env = os.environ.get("TAMIS_CONFIG")
     if env:
-        return Path(env)
+        return Path(env).expanduser()
     path = default_config_path()
     return path if path.is_file() else None
 
