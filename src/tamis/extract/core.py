@@ -56,7 +56,7 @@ async def get_page(url: str, *, config: ExtractionConfig, client: httpx.AsyncCli
                    env: Mapping[str, str] | None = None) -> Page:
     """One URL's full extracted text (from the cache when it is there). Never raises."""
     env = os.environ if env is None else env
-    cached = cache.load(store, url, config.provider)
+    cached = cache.load(store, url, config.provider) if cache_ttl > 0 else None
     if cached is not None:
         return cached
     provider = PROVIDERS[config.provider]

@@ -128,9 +128,10 @@ async def check_url(url: str, allow: AllowList) -> Target:
         for text in addresses:
             address = ipaddress.ip_address(text)
             if not is_public(address) and not allow.allows_address(address):
+                where = f"{host} is" if host == text else f"{host} resolves to {text},"
                 raise ExtractError(
                     failed("PrivateAddress"),
-                    f"{host} resolves to {text}, a non-public address (allow it with"
+                    f"{where} a non-public address (allow it with"
                     " extraction.allow_private_hosts)",
                 )
     return Target(url=url, scheme=scheme, host=host, port=port, addresses=tuple(addresses))
