@@ -15,6 +15,7 @@ Python API::
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import os
 import time
 from collections.abc import Mapping
@@ -105,7 +106,12 @@ class Tamis:
             self.config = load_config(config, env=self.env).config
         self.store = store if store is not None else open_store(self.config.store.url)
         self._own_client = client is None
+        # No cookies: pages and backends must not track the agent across requests, and one
+        # site's cookies must never ride along to another request.
+        no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(
+            allowed_domains=[]))
         self.client = client or httpx.AsyncClient(
+            cookies=no_cookies,
             follow_redirects=False,
             timeout=httpx.Timeout(self.config.timeout),
             headers={"User-Agent": USER_AGENT},
@@ -193,6 +199,9 @@ class Tamis:
                 cache_ttl=cfg.cache.extraction_ttl_seconds if cfg.cache.enabled else 0.0,
                 env=self.env,
             )
+            # on_failure: drop may have removed results: ranks stay 1..n without gaps.
+            results = [r if r.rank == i else r.model_copy(update={"rank": i})
+                       for i, r in enumerate(results, 1)]
         done = time.perf_counter()
 
         notes = [n for a in answers for n in a.notes]
