@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tamis.backends.registry import make_adapter
+from tamis.backends.registry import make_adapters
 from tamis.errors import SearchFailed, TamisError
 from tamis.models import (
     Dropped,
@@ -129,9 +129,7 @@ class Tamis:
             await self.client.aclose()
 
     def adapters(self) -> list[Any]:
-        return [make_adapter(line, max_results=self.config.max_results,
-                             max_chars=self.config.max_chars)
-                for line in self.config.backends if line.enabled]
+        return make_adapters(self.config)
 
     async def search(self, request: SearchRequest | str, *, extract: bool = True,
                      explain: bool = False, max_results: int | None = None,
