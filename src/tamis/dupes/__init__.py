@@ -12,7 +12,7 @@ SAFE-MERGE identical bodies, HUMAN-DECISION same-subject nodes) and never merges
 from __future__ import annotations
 
 from tamis.dupes.config import DupesConfig, load_config
-from tamis.dupes.detect import detect, find_duplicates
+from tamis.dupes.detect import find_duplicates
 from tamis.dupes.errors import DupesError
 from tamis.dupes.models import Item, Report
 from tamis.dupes.report import render_text, to_json
@@ -22,7 +22,6 @@ __all__ = [
     "DupesError",
     "Item",
     "Report",
-    "detect",
     "find_duplicates",
     "load_config",
     "render_text",

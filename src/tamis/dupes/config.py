@@ -70,7 +70,7 @@ class DupesConfig(BaseModel):
 
     # Scaling.
     max_block_pairs: int = Field(
-        5000,
+        2000,
         ge=1,
         description="A title block with more pairs than this is split by MinHash/LSH on bodies.",
     )

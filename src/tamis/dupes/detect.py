@@ -11,9 +11,9 @@
 Title overlap alone never makes a cluster: families of distinct nodes with similar titles (client
 workflows, per-machine migrations) have bodies only 0.1-0.3 similar and are not reported.
 
-Candidates come from prefix filtering over title trigrams inside blocks of titles carrying the
-same numbers; a block with too many pairs is split by MinHash/LSH over body shingles. No all-pairs
-comparison anywhere, and bodies are fetched only for candidates.
+Candidates come from blocking titles by the numbers they carry and their two rarest word stems
+(prefix filtering); a block with too many pairs is split by MinHash/LSH over body shingles. No
+all-pairs comparison anywhere, and bodies are fetched only for candidates.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import combinations, pairwise, product
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,16 @@ from tamis.dupes.config import DupesConfig, load_config
 from tamis.dupes.errors import DupesError
 from tamis.dupes.models import Item, NodeRecord, PairEvidence, Report, id_sort_key
 from tamis.dupes.similarity import (
+    band_keys,
     dice,
     jaccard,
     lsh_pairs,
+    mask_dice,
     minhash,
     normalise_title,
     shingles,
-    similar_title_pairs,
+    title_blocks,
+    title_mask,
     title_numbers,
     title_similarity,
     title_template,
@@ -211,56 +214,69 @@ def _shared_template(titles: list[str]) -> str | None:
 # -- HUMAN-DECISION -----------------------------------------------------------------------------
 
 
-class _ShingleCache:
-    """Body shingles for candidate nodes, fetched from the source in batches."""
+class _BodyCache:
+    """Body shingles (for exact comparison) and LSH band keys (for splitting big blocks).
+
+    Bodies are fetched from the source in batches, only for nodes that need them. Band keys are
+    kept for reuse; shingle sets only for nodes that will be compared exactly.
+    """
 
     def __init__(self, graph: Graph, config: DupesConfig) -> None:
         self.graph = graph
-        self.size = config.shingle_size
+        self.config = config
         self.sets: dict[int, frozenset[int]] = {}
+        self.bands: dict[int, tuple[int, ...]] = {}
+
+    def _shingled(self, indexes: list[int]) -> Iterator[tuple[int, frozenset[int]]]:
+        nodes = self.graph.nodes
+        size = self.config.shingle_size
+        for start in range(0, len(indexes), 2000):
+            chunk = indexes[start : start + 2000]
+            texts = self.graph.bodies(nodes[i].id for i in chunk)
+            for i in chunk:
+                yield i, shingles(texts.get(nodes[i].id, ""), size)
 
     def ensure(self, indexes: Iterable[int]) -> None:
         missing = [i for i in dict.fromkeys(indexes) if i not in self.sets]
-        nodes = self.graph.nodes
-        for start in range(0, len(missing), 2000):
-            chunk = missing[start : start + 2000]
-            texts = self.graph.bodies(nodes[i].id for i in chunk)
-            for i in chunk:
-                self.sets[i] = shingles(texts.get(nodes[i].id, ""), self.size)
+        self.sets.update(self._shingled(missing))
 
     def __getitem__(self, i: int) -> frozenset[int]:
         return self.sets[i]
 
+    def lsh(self, members: list[int]) -> set[tuple[int, int]]:
+        """Pairs of members whose bodies are likely similar (MinHash LSH), never all pairs."""
+        size, rows = self.config.minhash_size, self.config.lsh_rows
+        missing = [i for i in members if i not in self.bands]
+        for i, shingle_set in self._shingled(missing):
+            self.bands[i] = band_keys(minhash(shingle_set, size), rows)
+        return lsh_pairs({i: self.bands[i] for i in members})
+
 
 def _block_pairs(
-    left: list[int],
-    right: list[int] | None,
-    cache: _ShingleCache,
-    config: DupesConfig,
-) -> Iterator[tuple[int, int]]:
+    left: list[int], right: list[int] | None, bodies: _BodyCache, max_pairs: int
+) -> Iterable[tuple[int, int]]:
     """Candidate pairs within one title group (right is None) or across two similar groups."""
-    count = len(left) * (len(left) - 1) // 2 if right is None else len(left) * len(right)
-    if count <= config.max_block_pairs:
-        if right is None:
-            for k, a in enumerate(left):
-                for b in left[k + 1 :]:
-                    yield a, b
-        else:
-            for a in left:
-                for b in right:
-                    yield a, b
-        return
-    members = left if right is None else left + right
-    cache.ensure(members)
-    signatures = {i: minhash(cache[i], config.minhash_size) for i in members}
-    right_set = set(right) if right is not None else None
-    for a, b in lsh_pairs(signatures, config.lsh_rows):
-        if right_set is None or ((a in right_set) != (b in right_set)):
-            yield a, b
+    if right is None:
+        if len(left) * (len(left) - 1) // 2 <= max_pairs:
+            return combinations(left, 2)
+        return bodies.lsh(left)
+    if len(left) * len(right) <= max_pairs:
+        return product(left, right)
+    right_set = set(right)
+    return [(a, b) for a, b in bodies.lsh(left + right) if (a in right_set) != (b in right_set)]
+
+
+_MASK_SLACK = 0.03  # a trigram mask's Dice is within about 0.01 of the exact one
 
 
 def find_near_duplicates(graph: Graph, config: DupesConfig, exclude: set[int]) -> list[Item]:
-    """HUMAN-DECISION items: same subject, bodies overlapping by at least `body_threshold`."""
+    """HUMAN-DECISION items: same subject, bodies overlapping by at least `body_threshold`.
+
+    Nodes are grouped by normalised title and the numbers it carries; distinct titles become
+    candidates through deletion neighbourhoods of their word stems (`title_blocks`) and must
+    reach `title_threshold` (trigram Dice). Any block with more than `max_block_pairs` pairs is
+    split by MinHash/LSH over body shingles. Only then are bodies fetched and compared exactly.
+    """
     nodes = graph.nodes
     groups: defaultdict[tuple[tuple[int, ...], str], list[int]] = defaultdict(list)
     for i, node in enumerate(nodes):
@@ -270,33 +286,82 @@ def find_near_duplicates(graph: Graph, config: DupesConfig, exclude: set[int]) -
         if norm:
             groups[(title_numbers(node.title), norm)].append(i)
     keys = list(groups)
-    cache = _ShingleCache(graph, config)
+    members_of = [groups[k] for k in keys]
+    del groups
+    threshold, max_pairs = config.title_threshold, config.max_block_pairs
+    bodies = _BodyCache(graph, config)
+    masks: dict[int, int] = {}
     candidates: dict[tuple[int, int], float] = {}
+
+    def title_dice(u: int, v: int) -> float:
+        """Exact trigram Dice of two distinct titles, 0.0 when the masks rule it out."""
+        for w in (u, v):
+            if w not in masks:
+                masks[w] = title_mask(keys[w][1])
+        if mask_dice(masks[u], masks[v]) < threshold - _MASK_SLACK:
+            return 0.0
+        return dice(title_trigrams(keys[u][1]), title_trigrams(keys[v][1]))
 
     def add(pairs: Iterable[tuple[int, int]], tsim: float) -> None:
         for a, b in pairs:
             if nodes[a].body_hash == nodes[b].body_hash:
                 continue  # identical bodies are SAFE-MERGE
             pair = (a, b) if a < b else (b, a)
-            candidates[pair] = max(candidates.get(pair, 0.0), tsim)
+            if tsim > candidates.get(pair, 0.0):
+                candidates[pair] = tsim
 
-    for key in keys:
-        members = groups[key]
+    for members in members_of:  # one title, several nodes
         if len(members) > 1:
-            add(_block_pairs(members, None, cache, config), 1.0)
-    similar = similar_title_pairs(
-        [k[1] for k in keys], [k[0] for k in keys], config.title_threshold
-    )
-    for gi, gj, d in similar:
-        add(_block_pairs(groups[keys[gi]], groups[keys[gj]], cache, config), d)
+            add(_block_pairs(members, None, bodies, max_pairs), 1.0)
+    similar_titles: dict[tuple[int, int], float] = {}
+    for block in title_blocks([k[1] for k in keys], [k[0] for k in keys]):
+        n = len(block)
+        if n * (n - 1) // 2 <= max_pairs:
+            for u, v in combinations(block, 2):
+                if (u, v) not in similar_titles and (d := title_dice(u, v)) >= threshold:
+                    similar_titles[(u, v)] = d
+            continue
+        # Many titles share all but one stem: let the bodies pick the pairs.
+        title_of = {i: u for u in block for i in members_of[u]}
+        for a, b in bodies.lsh(list(title_of)):
+            u, v = title_of[a], title_of[b]
+            d = 1.0 if u == v else title_dice(u, v)
+            if d >= threshold:
+                add([(a, b)], d)
+    masks.clear()
+    for (u, v), d in similar_titles.items():
+        add(_block_pairs(members_of[u], members_of[v], bodies, max_pairs), d)
+    del similar_titles
+    bodies.bands.clear()
+    return _clusters(graph, _verified(candidates, bodies, config.body_threshold))
 
-    cache.ensure(i for pair in candidates for i in pair)
+
+def _verified(
+    candidates: dict[tuple[int, int], float], bodies: _BodyCache, threshold: float
+) -> list[tuple[int, int, float, float]]:
+    """Candidate pairs whose body shingle Jaccard reaches the threshold, with both similarities.
+
+    Pairs are checked in batches; a node's shingles are dropped after its last pair, so memory
+    follows the batch, not the number of candidates.
+    """
+    remaining: defaultdict[int, int] = defaultdict(int)
+    for a, b in candidates:
+        remaining[a] += 1
+        remaining[b] += 1
     edges: list[tuple[int, int, float, float]] = []
-    for (a, b), tsim in candidates.items():
-        bsim = jaccard(cache[a], cache[b])
-        if bsim >= config.body_threshold:
-            edges.append((a, b, tsim, bsim))
-    return _clusters(graph, edges)
+    ordered = sorted(candidates)
+    for start in range(0, len(ordered), 5000):
+        batch = ordered[start : start + 5000]
+        bodies.ensure(i for pair in batch for i in pair)
+        for a, b in batch:
+            bsim = jaccard(bodies[a], bodies[b])
+            if bsim >= threshold:
+                edges.append((a, b, candidates[(a, b)], bsim))
+            for i in (a, b):
+                remaining[i] -= 1
+                if not remaining[i]:
+                    del bodies.sets[i]
+    return edges
 
 
 def _clusters(graph: Graph, edges: list[tuple[int, int, float, float]]) -> list[Item]:

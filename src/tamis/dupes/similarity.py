@@ -3,8 +3,9 @@
 - bodies: whitespace-normalised hash (identical bodies), word shingles and their Jaccard similarity;
 - titles: character-trigram Dice similarity, the numbers a title carries (digits carry meaning:
   `SR-2023-052` is not `SR-2023-053`), and a template with dates, times, run numbers and ids masked;
-- candidates: prefix filtering over title trigrams (exact for the Dice threshold, never all pairs)
-  and MinHash (one-permutation hashing) with LSH banding over body shingles for oversized blocks.
+- candidates: titles blocked by the numbers they carry and by deletion neighbourhoods of their word
+  stems (never all pairs), screened with 4096-bit trigram masks; MinHash (one-permutation
+  hashing) with LSH banding over body shingles splits blocks too large to pair out.
 
 Shingle hashes are built from per-word blake2b hashes, so results do not depend on PYTHONHASHSEED.
 """
@@ -12,16 +13,16 @@ Shingle hashes are built from per-word blake2b hashes, so results do not depend 
 from __future__ import annotations
 
 import hashlib
-import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import pairwise
+import string
+import zlib
+from collections import defaultdict
+from collections.abc import Hashable, Iterator, Sequence
+from itertools import combinations, pairwise
 
-_WORD_RE = re.compile(r"\w+")
+_PUNCT_TO_SPACE = str.maketrans(dict.fromkeys(string.punctuation + "—–“”‘’…«»·•", " "))
 _NONWORD_RE = re.compile(r"[\W_]+")
 _DIGITS_RE = re.compile(r"\d+")
-_MASK64 = (1 << 64) - 1
 
 
 # -- bodies -------------------------------------------------------------------------------------
@@ -52,10 +53,10 @@ _word_hashes = _WordHashes()
 
 
 def shingles(text: str, size: int = 3) -> frozenset[int]:
-    """Hashes of the overlapping `size`-word windows of `text` (casefolded words)."""
+    """Hashes of the overlapping `size`-word windows of `text` (casefolded, punctuation dropped)."""
     if len(_word_hashes) > 2_000_000:  # bound the cache on huge vocabularies
         _word_hashes.clear()
-    ids = list(map(_word_hashes.__getitem__, _WORD_RE.findall(text.casefold())))
+    ids = list(map(_word_hashes.__getitem__, text.casefold().translate(_PUNCT_TO_SPACE).split()))
     if not ids:
         return frozenset()
     if len(ids) < size:
@@ -150,62 +151,92 @@ def title_template(title: str) -> str:
 # -- candidate generation -----------------------------------------------------------------------
 
 
-def similar_title_pairs(
-    titles: Sequence[str],
-    blocks: Sequence[Iterable[object]] | Sequence[object],
-    threshold: float,
-) -> Iterator[tuple[int, int, float]]:
-    """Pairs (i, j, dice) of distinct normalised titles in the same block with Dice >= threshold.
+def title_stems(normalised: str) -> set[str]:
+    """The first five letters of each non-numeric word, a plural "s" dropped first."""
+    return {
+        (w[:-1] if len(w) > 3 and w.endswith("s") else w)[:5]
+        for w in normalised.split()
+        if not w.isdigit()
+    }
 
-    Prefix filtering (all-pairs set similarity join): trigrams are ranked rarest first; two sets
-    with Jaccard >= t must share a trigram among the first |x| - ceil(t |x|) + 1 of each, so only
-    titles sharing a rare trigram are ever compared. Dice d is Jaccard d / (2 - d).
+
+def title_blocks(titles: Sequence[str], blocks: Sequence[Hashable]) -> Iterator[list[int]]:
+    """Groups (of two or more) of normalised titles that may be near-identical.
+
+    Titles are candidates when, inside one block (titles carrying the same numbers), their word
+    stems are equal or differ by one word added, dropped or changed: each title is indexed under
+    its stem set and under that set minus each stem (a deletion neighbourhood), so no pair of
+    titles is ever enumerated blindly. Yields each posting list, members in increasing order.
     """
-    t = threshold / (2.0 - threshold)
-    grams = [title_trigrams(title) for title in titles]
-    freq: Counter[str] = Counter()
-    for g in grams:
-        freq.update(g)
-    rank = {g: r for r, g in enumerate(sorted(freq, key=lambda g: (freq[g], g)))}
-    order = sorted(range(len(titles)), key=lambda i: (len(grams[i]), i))
-    index: defaultdict[tuple[object, int], list[int]] = defaultdict(list)
-    eps = 1e-9
-    for x in order:
-        gx = grams[x]
-        size = len(gx)
-        if size == 0:
+    postings: dict[int, int | list[int]] = {}
+
+    def put(key: int, i: int) -> None:
+        current = postings.get(key)
+        if current is None:
+            postings[key] = i
+        elif isinstance(current, int):
+            postings[key] = [current, i]
+        elif current[-1] != i:
+            current.append(i)
+
+    for i, title in enumerate(titles):
+        stem_hashes = [hash(stem) for stem in title_stems(title)]
+        if not stem_hashes:
             continue
-        ranked = sorted(map(rank.__getitem__, gx))
-        prefix = size - math.ceil(t * size - eps) + 1
-        min_size = t * size - eps
-        block = blocks[x]
-        seen: set[int] = set()
-        for token in ranked[:prefix]:
-            posting = index[(block, token)]
-            for y in posting:
-                if y in seen:
-                    continue
-                seen.add(y)
-                gy = grams[y]
-                if len(gy) < min_size:
-                    continue
-                d = dice(gx, gy)
-                if d >= threshold - eps:
-                    yield (y, x, d) if y < x else (x, y, d)
-            posting.append(x)
+        block = hash(blocks[i])
+        whole = 0
+        for h in stem_hashes:
+            whole ^= h
+        put(hash((block, whole, len(stem_hashes))), i)
+        if len(stem_hashes) > 1:
+            for h in stem_hashes:
+                put(hash((block, whole ^ h, len(stem_hashes) - 1)), i)
+    for members in postings.values():
+        if not isinstance(members, int):
+            yield members
+
+
+class _TrigramBits(dict[str, int]):
+    """trigram -> one bit of a 4096-bit mask, stable across runs (crc32)."""
+
+    def __missing__(self, trigram: str) -> int:
+        value = 1 << (zlib.crc32(trigram.encode("utf-8", "surrogatepass")) & 4095)
+        self[trigram] = value
+        return value
+
+
+_trigram_bits = _TrigramBits()
+
+
+def title_mask(normalised: str) -> int:
+    """A compact sketch of a title's trigram set: one bit per trigram in a 4096-bit integer."""
+    if len(_trigram_bits) > 1_000_000:
+        _trigram_bits.clear()
+    mask = 0
+    for bit in map(_trigram_bits.__getitem__, title_trigrams(normalised)):
+        mask |= bit
+    return mask
+
+
+def mask_dice(a: int, b: int) -> float:
+    """Dice similarity of two title masks: the trigram Dice, up to rare bit collisions."""
+    total = a.bit_count() + b.bit_count()
+    return 2 * (a & b).bit_count() / total if total else 1.0
 
 
 def minhash(shingle_set: frozenset[int], size: int) -> tuple[int, ...]:
     """A `size`-slot MinHash signature by one-permutation hashing with rotation densification.
 
-    Each shingle hash is mixed once and falls into one bin; the signature keeps each bin's minimum.
-    Empty bins borrow the next non-empty bin's value (circularly), offset by the distance, so two
-    signatures agree in a slot with probability close to the sets' Jaccard similarity.
+    Shingle hashes are already uniformly mixed, so each falls into bin `hash % size` and the
+    signature keeps each bin's minimum. An empty bin borrows the next non-empty bin's value
+    (circularly), offset by the distance, so two signatures agree in a slot with probability
+    close to the sets' Jaccard similarity.
     """
     if not shingle_set:
         return (0,) * size
-    mixed = sorted(((h * 0x9E3779B97F4A7C15) & _MASK64 for h in shingle_set), reverse=True)
-    bins = {v % size: v for v in mixed}  # later (smaller) values overwrite: the bin minimum
+    bins = {h % size: h for h in sorted(shingle_set, reverse=True)}  # smaller values overwrite
+    if len(bins) == size:
+        return tuple(bins[slot] for slot in range(size))
     sig: list[int] = []
     for slot in range(size):
         value = bins.get(slot)
@@ -217,30 +248,30 @@ def minhash(shingle_set: frozenset[int], size: int) -> tuple[int, ...]:
     return tuple(sig)
 
 
-def lsh_pairs(
-    signatures: dict[int, tuple[int, ...]], rows: int, max_bucket: int = 200
-) -> set[tuple[int, int]]:
-    """Pairs of keys whose signatures agree on every row of at least one band.
+def band_keys(signature: tuple[int, ...], rows: int) -> tuple[int, ...]:
+    """One hash per LSH band of `rows` signature slots: all a bucket needs to keep."""
+    return tuple(hash(signature[k : k + rows]) for k in range(0, len(signature), rows))
+
+
+def lsh_pairs(bands: dict[int, tuple[int, ...]], max_bucket: int = 200) -> set[tuple[int, int]]:
+    """Pairs of keys that agree on every row of at least one band (equal band keys).
 
     A bucket larger than `max_bucket` (many near-identical bodies) is chained instead of paired
     out, which keeps it connected for clustering without quadratic work.
     """
     pairs: set[tuple[int, int]] = set()
-    if not signatures:
+    if not bands:
         return pairs
-    size = len(next(iter(signatures.values())))
-    for start in range(0, size, rows):
-        buckets: defaultdict[tuple[int, ...], list[int]] = defaultdict(list)
-        for key, sig in signatures.items():
-            buckets[sig[start : start + rows]].append(key)
+    for band in range(len(next(iter(bands.values())))):
+        buckets: defaultdict[int, list[int]] = defaultdict(list)
+        for key, keys in bands.items():
+            buckets[keys[band]].append(key)
         for members in buckets.values():
             if len(members) < 2:
                 continue
             members.sort()
             if len(members) > max_bucket:
                 pairs.update(pairwise(members))
-                continue
-            for i, a in enumerate(members):
-                for b in members[i + 1 :]:
-                    pairs.add((a, b))
+            else:
+                pairs.update(combinations(members, 2))
     return pairs

@@ -106,65 +106,77 @@ def _metadata(value: object) -> Mapping[str, Any]:
     return {}
 
 
-def _dig(meta: Mapping[str, Any], path: str) -> object:
+def _dig(meta: Mapping[str, Any], path: tuple[str, ...]) -> object:
     current: object = meta
-    for part in path.split("."):
-        if not isinstance(current, Mapping) or part not in current:
+    for part in path:
+        if not isinstance(current, Mapping):
             return None
-        current = current[part]
+        current = current.get(part)
+        if current is None:
+            return None
     return current
 
 
-def writer_of(
-    meta: Mapping[str, Any], dimensions: Iterable[str], config: DupesConfig
-) -> str | None:
-    """The writer named by the first metadata key path that has one, else by a dimension."""
-    for path in config.writer_keys:
-        value = _dig(meta, path)
-        if isinstance(value, Mapping):
-            value = value.get("name") or value.get("id")
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
-            return str(value).strip()
-    for dim in dimensions:
-        low = dim.casefold()
-        for prefix in config.writer_dimension_prefixes:
-            if low.startswith(prefix.casefold()) and len(dim) > len(prefix):
-                return dim[len(prefix) :].strip()
-    return None
+class RecordMaker:
+    """Turns one node's fields into a light `NodeRecord`, with the config's rules precomputed."""
 
+    def __init__(self, config: DupesConfig) -> None:
+        self.min_body_chars = config.min_body_chars
+        self.writer_paths = [tuple(k.split(".")) for k in config.writer_keys]
+        self.writer_prefixes = [p.casefold() for p in config.writer_dimension_prefixes]
+        self.archived_keys = list(config.archived_keys)
+        self.archived_paths = [tuple(k.split(".")) for k in config.archived_keys]
+        self.archived_dims = {d.casefold() for d in config.archived_dimensions}
 
-def is_archived(
-    flags: Mapping[str, object], meta: Mapping[str, Any], dims: Iterable[str], config: DupesConfig
-) -> bool:
-    """True when a flag column, a metadata key or a dimension marks the node archived."""
-    if any(_truthy(flags.get(key)) for key in config.archived_keys):
-        return True
-    if any(_truthy(_dig(meta, key)) for key in config.archived_keys):
-        return True
-    archived = {d.casefold() for d in config.archived_dimensions}
-    return any(d.casefold() in archived for d in dims)
+    def writer(self, meta: Mapping[str, Any], dims: Iterable[str]) -> str | None:
+        """The writer named by the first metadata key path that has one, else by a dimension."""
+        if meta:
+            for path in self.writer_paths:
+                value = meta.get(path[0]) if len(path) == 1 else _dig(meta, path)
+                if value is None:
+                    continue
+                if isinstance(value, Mapping):
+                    value = value.get("name") or value.get("id")
+                if isinstance(value, str | int) and not isinstance(value, bool):
+                    text = str(value).strip()
+                    if text:
+                        return text
+        for dim in dims:
+            low = dim.casefold()
+            for prefix in self.writer_prefixes:
+                if low.startswith(prefix) and len(dim) > len(prefix):
+                    return dim[len(prefix) :].strip()
+        return None
 
+    def archived(
+        self, flags: Mapping[str, object], meta: Mapping[str, Any], dims: Iterable[str]
+    ) -> bool:
+        """True when a flag column, a metadata key or a dimension marks the node archived."""
+        if flags and any(_truthy(flags.get(key)) for key in self.archived_keys):
+            return True
+        if meta and any(_truthy(_dig(meta, path)) for path in self.archived_paths):
+            return True
+        return any(d.casefold() in self.archived_dims for d in dims)
 
-def make_record(
-    node_id: NodeId,
-    title: object,
-    body: object,
-    created: object,
-    meta: Mapping[str, Any],
-    dims: Iterable[str],
-    config: DupesConfig,
-) -> NodeRecord:
-    """A light record: the body is reduced to a hash (None when too short) and a length."""
-    text = normalise_whitespace(_as_text(body))
-    digest = body_hash(text) if len(text) >= config.min_body_chars else None
-    return NodeRecord(
-        id=node_id,
-        title=_as_text(title).strip(),
-        created=parse_time(created),
-        writer=writer_of(meta, dims, config),
-        body_hash=digest,
-        body_chars=len(text),
-    )
+    def record(
+        self,
+        node_id: NodeId,
+        title: object,
+        body: object,
+        created: object,
+        meta: Mapping[str, Any],
+        dims: Iterable[str],
+    ) -> NodeRecord:
+        """A light record: the body is reduced to a hash (None when too short) and a length."""
+        text = normalise_whitespace(body if isinstance(body, str) else _as_text(body))
+        return NodeRecord(
+            id=node_id,
+            title=(title if isinstance(title, str) else _as_text(title)).strip(),
+            created=parse_time(created),
+            writer=self.writer(meta, dims),
+            body_hash=body_hash(text) if len(text) >= self.min_body_chars else None,
+            body_chars=len(text),
+        )
 
 
 # -- SQLite -------------------------------------------------------------------------------------
@@ -321,7 +333,8 @@ class SqliteGraph:
         return dims
 
     def _load(self) -> None:
-        config = self.config
+        maker = RecordMaker(self.config)
+        include_archived = self.config.include_archived
         dims = self._dimensions()
         cols = [self.id_col, self.title_col, self.body_col]
         optional = [self.created_col, self.meta_col, self.dims_col]
@@ -330,18 +343,20 @@ class SqliteGraph:
         select = ", ".join(c if c == "NULL" else _q(c) for c in cols)
         sql = f"SELECT {select} FROM {_q(self.table)}"
         skipped = 0
+        no_dims: list[str] = []
+        append = self.nodes.append
         for row in self.conn.execute(sql):
             node_id, title, body, created, meta_raw, dims_raw = row[:6]
             meta = _metadata(meta_raw)
-            node_dims = list(dims.get(node_id, ()))
+            node_dims = dims.get(node_id, no_dims)
             if dims_raw:
-                node_dims += _inline_dimensions(dims_raw)
-            if not config.include_archived:
-                flags = dict(zip(self.flag_cols, row[6:], strict=True))
-                if is_archived(flags, meta, node_dims, config):
+                node_dims = [*node_dims, *_inline_dimensions(dims_raw)]
+            if not include_archived:
+                flags = dict(zip(self.flag_cols, row[6:], strict=True)) if self.flag_cols else {}
+                if maker.archived(flags, meta, node_dims):
                     skipped += 1
                     continue
-            self.nodes.append(make_record(node_id, title, body, created, meta, node_dims, config))
+            append(maker.record(node_id, title, body, created, meta, node_dims))
         self.info.archived_skipped = skipped
 
     def bodies(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
@@ -448,6 +463,7 @@ class JsonlGraph(_MemoryBodies):
         if not self.path.is_file():
             raise DupesError(f"{self.path}: not a file")
         skipped = 0
+        maker = RecordMaker(config)
         first_line: dict[NodeId, int] = {}
         with self.path.open("rb") as fh:
             offset = 0
@@ -472,11 +488,11 @@ class JsonlGraph(_MemoryBodies):
                 first_line[node_id] = lineno
                 if body_key is None:
                     body_key = next((k for k in config.body_columns if k in obj), None)
-                if not config.include_archived and is_archived(obj, meta, dims, config):
+                if not config.include_archived and maker.archived(obj, meta, dims):
                     skipped += 1
                     continue
                 self._offsets[node_id] = here
-                self.nodes.append(make_record(node_id, title, body, created, meta, dims, config))
+                self.nodes.append(maker.record(node_id, title, body, created, meta, dims))
         self.info = SourceInfo(
             kind="jsonl",
             path=str(self.path),
@@ -506,6 +522,7 @@ class RecordsGraph(_MemoryBodies):
         self.nodes = []
         self._bodies: dict[NodeId, str] = {}
         skipped = 0
+        maker = RecordMaker(config)
         body_key: str | None = None
         for n, obj in enumerate(records, start=1):
             if not isinstance(obj, Mapping):
@@ -515,11 +532,11 @@ class RecordsGraph(_MemoryBodies):
             )
             if body_key is None:
                 body_key = next((k for k in config.body_columns if k in obj), None)
-            if not config.include_archived and is_archived(obj, meta, dims, config):
+            if not config.include_archived and maker.archived(obj, meta, dims):
                 skipped += 1
                 continue
             self._bodies[node_id] = _as_text(body)
-            self.nodes.append(make_record(node_id, title, body, created, meta, dims, config))
+            self.nodes.append(maker.record(node_id, title, body, created, meta, dims))
         self.info = SourceInfo(
             kind="records", path=None, body_column=body_key, archived_skipped=skipped
         )
