@@ -2,10 +2,12 @@
 
     python bench/bench_serve.py [--requests 400] [--concurrency 16]
 
-Two fake lines (a SearXNG and a Tavily-shaped API) answer after 20-80 ms; each fails at
-random (HTTP 500 or a dropped connection) on 20% of requests. Half the queries repeat (served
-from the cache), half are new. Prints requests per second, p50 and p99 latency, and the
-requests that got no valid answer (goal: zero; a valid answer is HTTP 200 with results).
+Three fake lines (two SearXNG instances and a Tavily-shaped API with one key) answer after
+20-80 ms; each fails at random (HTTP 500) on 20% of requests. A keyless line retries once; a
+failing key rests (a sole key for one minute), so the Tavily line is mostly resting. Half
+the queries repeat (served from the cache), half are new. Prints requests per second, p50
+and p99 latency, and the requests that got no valid answer (goal: zero; a valid answer is
+HTTP 200 with results).
 Everything runs on 127.0.0.1; nothing is asserted.
 """
 
@@ -27,8 +29,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
-from fake_searxng import FakeSearXNG, recorded  # noqa: E402
-from loopback import LoopbackServer, Reply, Request, free_port  # noqa: E402
+from fake_searxng import FakeSearXNG, recorded
+from loopback import LoopbackServer, Reply, Request, free_port
 
 FAILURE_RATE = 0.2
 _rng = random.Random(11)
@@ -92,12 +94,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    with LoopbackServer(flaky_searxng) as searxng, LoopbackServer(flaky_tavily) as tavily, \
-            tempfile.TemporaryDirectory() as tmp:
+    with LoopbackServer(flaky_searxng) as searxng, LoopbackServer(flaky_searxng) as mirror, \
+            LoopbackServer(flaky_tavily) as tavily, tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "tamis.yaml"
         config.write_text(
             "backends:\n"
             f"  - name: searxng\n    base_url: {searxng.url}\n"
+            f"  - name: searxng-mirror\n    type: searxng\n    base_url: {mirror.url}\n"
             f"  - name: tavily\n    base_url: {tavily.url}\n    api_key_env: BENCH_TAVILY_KEY\n"
             f"store: {{url: '{Path(tmp) / 'store.sqlite3'}'}}\n"
             f"serve: {{max_concurrency: {args.concurrency * 2}}}\n")

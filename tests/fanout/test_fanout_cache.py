@@ -80,7 +80,22 @@ def test_failures_are_never_cached_but_empty_answers_are(server, run):
     [again] = run([line(server)], "q", store=store, cache_ttl=60)
     assert (empty.status, empty.cached) == ("empty", False)
     assert (again.status, again.cached) == ("empty", True)
-    assert len(server.seen) == 2
+    assert len(server.seen) == 3  # the 500 and its one retry, then the empty answer
+
+
+def test_a_stale_answer_stands_in_for_a_failed_line(server, run):
+    store = MemoryStore()
+    server.route("/s", Reply(json=ANSWER))
+    [fresh] = run([line(server)], "q", store=store, cache_ttl=0.2)
+    time.sleep(0.3)
+    server.route("/s", Reply(status=503))
+    [stale] = run([line(server)], "q", store=store, cache_ttl=0.2)
+    assert (stale.status, stale.cached) == ("ok", True)
+    assert stale.hits == fresh.hits
+    kinds = [n.kind for n in stale.notes]
+    assert kinds == ["line_failed", "cached"]
+    assert stale.notes[1].message.startswith("stale answer from cache (")
+    assert "(after one retry)" in stale.notes[0].message
 
 
 def test_no_store_no_cache(server, run):
@@ -100,3 +115,12 @@ def test_a_failing_store_is_a_note_not_a_failure(server, run):
     assert answer.status == "ok" and len(answer.hits) == 2
     assert answer.notes[-1].kind == "info"
     assert "store unavailable (OSError: disk gone)" in answer.notes[-1].message
+
+
+def test_a_keyless_line_retries_once_after_a_server_error(server, run):
+    replies = iter([Reply(status=502), Reply(json=ANSWER)])
+    server.route("/s", lambda seen: next(replies))
+    [answer] = run([line(server)], "q", store=MemoryStore(), cache_ttl=0)
+    assert answer.status == "ok" and len(server.seen) == 2
+    assert [n.message for n in answer.notes] == [
+        "answered on a retry after: HTTP 502: server error"]

@@ -90,7 +90,7 @@ def test_partial_answers_keep_every_line_with_its_note(server, run):
         "nokey": ("no_key", ["no_usable_key"]),
     }
     notes = {a.line: a.notes[0].message for a in answers if a.notes}
-    assert notes["broken"] == "HTTP 502: server error"
+    assert notes["broken"] == "HTTP 502: server error (after one retry)"
     assert notes["down"].startswith("cannot connect: ConnectError")
     assert notes["nokey"] == "no usable key: UNSET_KEY is not set"
     assert len(answers[0].hits) == 2

@@ -12,10 +12,14 @@ Per line, in order:
 1. Cache: the parsed answer of the same (line, adapter type, endpoint, query, parameters,
    count) within ``cache_ttl`` seconds is returned without asking (``cached: true``).
    Only ok and empty answers are cached, never failures. ``cache_ttl`` 0 disables it.
+   An answer older than ``cache_ttl`` but younger than ``STALE_SECONDS`` is kept aside: when
+   the line then fails or misses the deadline, that stale answer is used instead, with a
+   note saying how old it is (stale-if-error).
 2. Keys: the line's key pool (``tamis.backends.keys``) gives the usable keys in strategy
    order; none usable -> status ``no_key`` with a note naming the variables (and until
    when they rest). A key that fails with 401/403/429/5xx or a connection error rests and
-   the request fails over to the next key, inside the same request.
+   the request fails over to the next key, inside the same request. A line with no key
+   retries once after a transient failure (5xx, connection error) when the deadline allows.
 3. Parse: the adapter reads the answer into hits with provenance labels.
 
 Secrets: keys travel only in request headers. Every message that reaches a note, a log or
@@ -46,6 +50,9 @@ from tamis.store.base import MemoryStore, Store
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
 CACHE_NAMESPACE = "answers"
+STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
+RETRY_AFTER = 0.15       # pause before a keyless line's one retry
+RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
 
 log = logging.getLogger("tamis.fanout")
 
@@ -150,7 +157,15 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def _cache_read(store: GuardedStore, key: str) -> tuple[str, list[RawHit], list[Note]] | None:
+@dataclass
+class Cached:
+    status: str
+    hits: list[RawHit]
+    notes: list[Note]
+    age: float
+
+
+def _cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
     raw = store.get(CACHE_NAMESPACE, key)
     if raw is None:
         return None
@@ -158,18 +173,26 @@ def _cache_read(store: GuardedStore, key: str) -> tuple[str, list[RawHit], list[
         data = json.loads(raw)
         hits = [RawHit.model_validate(h) for h in data["hits"]]
         notes = [Note.model_validate(n) for n in data.get("notes", [])]
-        status = "ok" if hits else "empty"
+        age = max(0.0, now - float(data.get("fetched", now)))
     except (ValueError, KeyError, TypeError):
         return None  # an unreadable entry is a miss; it is overwritten on the next answer
-    return status, hits, notes
+    return Cached("ok" if hits else "empty", hits, notes, age)
 
 
-def _cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float) -> None:
+def _cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
     value = json.dumps({
         "hits": [h.model_dump(mode="json") for h in parsed.hits],
         "notes": [n.model_dump(mode="json") for n in parsed.notes],
+        "fetched": now,
     }, ensure_ascii=False).encode("utf-8")
-    store.set(CACHE_NAMESPACE, key, value, ttl=ttl)
+    # Kept past its TTL so that it can stand in for the line when the line fails.
+    store.set(CACHE_NAMESPACE, key, value, ttl=max(ttl, STALE_SECONDS))
+
+
+def stale_note(line: str, cached: Cached, why: str) -> Note:
+    return Note(source=line, kind="cached",
+                message=f"stale answer from cache ({cached.age:.0f} s old) used because the"
+                        f" line {why}")
 
 
 # -- one line ------------------------------------------------------------------------------------
@@ -183,6 +206,7 @@ class _Run:
 
     notes: list[Note] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
+    stale: Cached | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -220,18 +244,39 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     return adapter.parse(payload, request)
 
 
+async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
+                   deadline: float | None, run: _Run) -> Parsed:
+    """A line without a key: one retry after a transient failure, deadline permitting."""
+    try:
+        return await _request_once(adapter, request, ctx, None, deadline, run)
+    except AnswerError as exc:
+        left = _remaining(deadline)
+        transient = exc.rest_key  # 5xx or a connection error: worth one more try
+        if not transient or (left is not None and left < RETRY_MIN_LEFT + RETRY_AFTER):
+            raise
+        await asyncio.sleep(RETRY_AFTER)
+        try:
+            parsed = await _request_once(adapter, request, ctx, None, deadline, run)
+        except AnswerError as again:
+            raise AnswerError(f"{again} (after one retry)", rest_key=again.rest_key,
+                              status=again.status) from None
+        run.notes.append(Note(source=adapter.name, kind="info",
+                              message=f"answered on a retry after: {exc}"))
+        return parsed
+
+
 async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
                     store: GuardedStore, deadline: float | None, run: _Run) -> Parsed:
     envs = adapter.key_envs()
     if not envs:
-        return await _request_once(adapter, request, ctx, None, deadline, run)
+        return await _keyless(adapter, request, ctx, deadline, run)
     pool = KeyPool(adapter.name, envs, adapter.pool_strategy or ctx.pool_strategy,
                    store=store, env=ctx.env, now=ctx.now, rng=ctx.rng)
     candidates = pool.candidates()
     if not candidates:
         if adapter.needs_key():
             raise NoUsableKey(pool.explain_unusable())
-        return await _request_once(adapter, request, ctx, None, deadline, run)
+        return await _keyless(adapter, request, ctx, deadline, run)
     last: AnswerError | None = None
     for attempt, key in enumerate(candidates, start=1):
         try:
@@ -288,27 +333,35 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         except AnswerError:  # no endpoint: the line fails below with a clear note
             use_cache = False
     if use_cache:
-        hit = _cache_read(store, key)
-        if hit is not None:
-            status, hits, cached_notes = hit
-            return answer(status, hits, cached=True, extra=cached_notes)
+        hit = _cache_read(store, key, ctx.now())
+        if hit is not None and hit.age <= ctx.cache_ttl:
+            return answer(hit.status, hit.hits, cached=True, extra=hit.notes)
+        run.stale = hit
+
+    def stale_or(status: str, note: Note) -> LineAnswer:
+        if run.stale is not None:
+            why = "has no usable key" if status == "no_key" else "failed"
+            return answer(run.stale.status, run.stale.hits, cached=True,
+                          extra=[note, stale_note(adapter.name, run.stale, why)])
+        return answer(status, extra=[note])
+
     try:
         if adapter.speaks_http:
             parsed = await _ask_http(adapter, request, ctx, store, deadline, run)
         else:
             parsed = await adapter.fetch(request)
     except NoUsableKey as exc:
-        return answer("no_key", extra=[Note(source=adapter.name, kind="no_usable_key",
-                                            message=scrub(str(exc), run.secrets))])
+        return stale_or("no_key", Note(source=adapter.name, kind="no_usable_key",
+                                       message=scrub(str(exc), run.secrets)))
     except AnswerError as exc:
-        return answer("failed", extra=[Note(source=adapter.name, kind="line_failed",
-                                            message=scrub(str(exc), run.secrets))])
+        return stale_or("failed", Note(source=adapter.name, kind="line_failed",
+                                       message=scrub(str(exc), run.secrets)))
     except Exception as exc:  # an adapter bug must not take the search down
         message = f"unexpected {describe_error(exc, run.secrets)}"
-        return answer("failed", extra=[Note(source=adapter.name, kind="line_failed",
-                                            message=message)])
+        return stale_or("failed", Note(source=adapter.name, kind="line_failed",
+                                       message=message))
     if use_cache:
-        _cache_write(store, key, parsed, ctx.cache_ttl)
+        _cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
     extra = list(parsed.notes)
     if not parsed.hits:
         extra.append(Note(source=adapter.name, kind="line_empty", message="no results"))
@@ -337,13 +390,21 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
             answers.append(task.result())
             continue
         log.info("line %s: no answer within the %g s deadline", adapter.name, ctx.timeout)
+        late = Note(source=adapter.name, kind="line_timeout",
+                    message=f"no answer within the {ctx.timeout:g} s deadline; the other"
+                            " lines' answers are kept")
+        if run.stale is not None:
+            answers.append(LineAnswer(
+                line=adapter.name, order=order, status=run.stale.status,
+                hits=run.stale.hits, cached=True, seconds=elapsed,
+                required=adapter.line.required, weight=adapter.line.weight,
+                notes=[*run.notes, late,
+                       stale_note(adapter.name, run.stale, "missed the deadline")]))
+            continue
         answers.append(LineAnswer(
             line=adapter.name, order=order, status="timeout", seconds=elapsed,
             required=adapter.line.required, weight=adapter.line.weight,
-            notes=[*run.notes, Note(
-                source=adapter.name, kind="line_timeout",
-                message=f"no answer within the {ctx.timeout:g} s deadline; the other lines'"
-                        " answers are kept")]))
+            notes=[*run.notes, late]))
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     return answers
