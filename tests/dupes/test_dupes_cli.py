@@ -98,7 +98,9 @@ def test_the_report_shows_unfixed_and_vanished(
     result = run("--db", make_db(later, name="b.sqlite"), "--state", state)
 
     assert result.exit_code == 0, result.output
-    assert "UNFIXED (+1 since last report), writer digest-bot" in result.stdout
+    unfixed = next(line for line in result.stdout.splitlines() if "WRITER-DEFECT" in line)
+    assert unfixed.split()[1] == "UNFIXED"
+    assert "writer digest-bot" in unfixed and "+1 since the last report" in unfixed
     assert "Vanished since the last report:" in result.stdout
     assert result.stdout.rstrip().endswith("SAFE-MERGE     ids 40, 41")
 

@@ -11,9 +11,10 @@
 Title overlap alone never makes a cluster: families of distinct nodes with similar titles (client
 workflows, per-machine migrations) have bodies only 0.1-0.3 similar and are not reported.
 
-Candidates come from blocking titles by the numbers they carry and their two rarest word stems
-(prefix filtering); a block with too many pairs is split by MinHash/LSH over body shingles. No
-all-pairs comparison anywhere, and bodies are fetched only for candidates.
+Candidates come from blocking titles by the numbers they carry and by deletion neighbourhoods of
+their word stems (titles equal up to one word); a block with too many pairs is split by
+MinHash/LSH over body shingles. No all-pairs comparison anywhere, and bodies are fetched only for
+candidates.
 """
 
 from __future__ import annotations
@@ -120,13 +121,19 @@ def find_run_families(graph: Graph, config: DupesConfig) -> tuple[list[Item], se
         if cadence is None:
             continue
         members_all.update(members)
-        items.append(_family_item(graph, writer, template, members, cadence[1]))
+        items.append(_family_item(graph, config, writer, template, members, cadence[1]))
     return items, members_all
 
 
 def _family_item(
-    graph: Graph, writer: str, template: str, members: list[int], cadence: str
+    graph: Graph,
+    config: DupesConfig,
+    writer: str,
+    template: str,
+    members: list[int],
+    cadence: str,
 ) -> Item:
+    """The item for one run family; body similarity is the mean over its latest runs."""
     nodes = graph.nodes
     by_time = sorted(members, key=lambda i: (nodes[i].created or 0.0, id_sort_key(nodes[i].id)))
     first, last = nodes[by_time[0]], nodes[by_time[-1]]
@@ -139,7 +146,7 @@ def _family_item(
     body_sim: float | None = None
     if len(recent) >= 2:
         texts = graph.bodies(n.id for n in recent)
-        sets = [shingles(texts.get(n.id, "")) for n in recent]
+        sets = [shingles(texts.get(n.id, ""), config.shingle_size) for n in recent]
         body_sim = _r(statistics.fmean(jaccard(a, b) for a, b in pairwise(sets)))
     span = ((last.created or 0.0) - (first.created or 0.0)) / 86400.0
     return Item(

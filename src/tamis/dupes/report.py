@@ -35,11 +35,11 @@ def _line(item: Item) -> str:
     if item.run_family:
         writer = ", ".join(item.agents)
         what = (
-            f"writer {writer}: {len(item.ids)} nodes {item.cadence} over {item.span_days} days, "
+            f"writer {writer}: {len(item.ids)} nodes, {item.cadence} over {item.span_days} days, "
             f'template "{item.template}"'
         )
         if item.status == "UNFIXED":
-            what = f"UNFIXED (+{len(item.added_ids)} since last report), " + what
+            what += f", +{len(item.added_ids)} since the last report"
         advice = "never merge (audit records); fix the writer"
     elif item.verdict == "SAFE-MERGE":
         what = f'"{_title(item.titles[0])}" bodies identical, titles {item.title_similarity:.2f}'
