@@ -39,6 +39,7 @@ ADAPTERS: dict[str, str] = {
     "ddgs": "tamis.backends.ddgs:DDGSAdapter",
     "generic": "tamis.backends.generic:Generic",
     "replay": "tamis.backends.replay:Replay",
+    "recorded": "tamis.backends.recorded:Recorded",
 }
 
 # Zero-config environment variables, in line order.

@@ -31,6 +31,10 @@ LAZY = {
     "serve": ("tamis.interfaces.cli_serve", "serve",
               "Serve over HTTP (native, SearXNG- and Tavily-compatible endpoints)."),
     "mcp": ("tamis.interfaces.cli_serve", "mcp", "Run the MCP server (stdio or --http)."),
+    "check": ("tamis.interfaces.cli_trust", "check",
+              "Check the stack: every line's health and the ranking-quality guard."),
+    "compare": ("tamis.interfaces.cli_trust", "compare",
+                "Raw backend order beside tamis order: what moved, was dropped, and why."),
 }
 
 

@@ -1,0 +1,154 @@
+"""``tamis check``: stack health and the ranking-quality guard, one PASS/FAIL verdict.
+
+Modes:
+
+- live (default): every line is probed once (``tamis.trust.health``), then the guard runs
+  every ``quality.queries`` query through the real pipeline (cache off);
+- record (``record=DIR``): live, and every line's answer to every guard query is written
+  to DIR (``tamis.trust.recording``);
+- replay (``replay=DIR``): no network. Every line answers what it answered when recorded,
+  and the guard runs on that. With no queries configured, every recording in DIR is one.
+
+The verdict is FAIL when a line fails its probe or the guard finds a failure; warnings
+(slow line, unresponsive engines, a resting key while another works) do not fail it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+import httpx
+from pydantic import BaseModel
+
+from tamis.backends.registry import make_adapters
+from tamis.core import Tamis
+from tamis.errors import ConfigError
+from tamis.models import SearchRequest
+from tamis.pipeline.fanout import USER_AGENT
+from tamis.policy.loader import LoadedConfig
+from tamis.policy.schema import CacheConfig, Config
+from tamis.store.base import MemoryStore, Store, open_store
+from tamis.trust.guard import GuardReport, banned_set, demote_reference, judge
+from tamis.trust.health import LineHealth, check_lines
+from tamis.trust.recording import (
+    PayloadTap,
+    check_folder,
+    key_values,
+    recorded_queries,
+    replay_config,
+    write_recording,
+)
+
+# Rank every kept result, so "never returned" holds whatever max_results an agent asks for.
+FULL_RANKING = 100
+DEFAULT_PROBE = "open source software"
+
+
+class CheckReport(BaseModel):
+    verdict: Literal["PASS", "FAIL"]
+    mode: Literal["live", "record", "replay"]
+    config: str
+    lines: list[LineHealth] | None = None
+    guard: GuardReport | None = None
+    recorded: list[str] | None = None
+    replayed_from: str | None = None
+    failures: list[str] = []
+    warnings: list[str] = []
+
+
+async def run_guard(config: Config, queries: list[str], *, store: Store,
+                    env: Mapping[str, str], record: Path | None = None,
+                    config_source: str = "") -> tuple[GuardReport, list[str]]:
+    """Run every query through the pipeline and judge it; with ``record``, write each
+    line's answers. Returns the report and the files written."""
+    quality = config.quality
+    config = config.model_copy(update={"cache": CacheConfig(enabled=False)})
+    banned = banned_set(config)
+    demoted = demote_reference(config)
+    report = GuardReport(top_n=quality.top_n, banned_hosts=sorted(banned), queries=[])
+    written: list[str] = []
+    tap = PayloadTap()
+    hooks = {"response": [tap]} if record is not None else {}
+    async with httpx.AsyncClient(
+        follow_redirects=False, timeout=httpx.Timeout(config.timeout),
+        headers={"User-Agent": USER_AGENT}, event_hooks=hooks,
+    ) as client:
+        layer = Tamis(config, store=store, client=client, env=env)
+        adapters = layer.adapters()
+        secrets = key_values(config, env)
+        for query in queries:
+            tap.clear()
+            response, answers = await layer.search_detailed(
+                query, extract=False, explain=True, max_results=FULL_RANKING)
+            report.queries.append(judge(query, response, top_n=quality.top_n, banned=banned,
+                                        demoted=demoted))
+            if record is not None:
+                req = SearchRequest(query=response.query)
+                payloads = {a.name: tap.payload_for(a, adapters, req) for a in adapters}
+                path = write_recording(record, query, answers, adapters, payloads, secrets,
+                                       config_source=config_source)
+                written.append(str(path))
+    return report, written
+
+
+async def run_check(loaded: LoadedConfig, *, env: Mapping[str, str] | None = None,
+                    health: bool = True, guard: bool = True, queries: list[str] | None = None,
+                    record: str | os.PathLike[str] | None = None,
+                    replay: str | os.PathLike[str] | None = None,
+                    probe: str | None = None, slow: float | None = None) -> CheckReport:
+    """The whole check. Raises ConfigError for what the user must fix first."""
+    env = os.environ if env is None else env
+    if record is not None and replay is not None:
+        raise ConfigError("--record and --replay cannot be used together")
+    config = loaded.config
+    make_adapters(config)  # a line that cannot be built is a config error, before any probe
+    mode: Literal["live", "record", "replay"] = (
+        "replay" if replay is not None else "record" if record is not None else "live")
+    wanted = list(queries or config.quality.queries)
+    replay_dir = check_folder(replay) if replay is not None else None
+    record_dir = Path(record).expanduser() if record is not None else None
+    if replay_dir is not None:
+        config = replay_config(config, replay_dir)
+        health = False  # the lines are recordings: nothing to probe
+        if not wanted:
+            wanted = recorded_queries(replay_dir)
+            if not wanted:
+                raise ConfigError(f"recordings folder {str(replay_dir)!r} holds no recording")
+    if record_dir is not None and not wanted:
+        raise ConfigError("nothing to record: give --query, or set quality.queries in the"
+                          " config")
+    if record_dir is not None:
+        guard = True
+    report = CheckReport(verdict="PASS", mode=mode, config=loaded.source,
+                         replayed_from=str(replay_dir) if replay_dir else None)
+    store: Store = MemoryStore() if replay_dir is not None else open_store(config.store.url)
+    try:
+        if health:
+            threshold = slow if slow is not None else config.timeout / 2
+            report.lines = await check_lines(config, store=store, env=env,
+                                             probe=probe or (wanted[0] if wanted
+                                                             else DEFAULT_PROBE),
+                                             slow=threshold)
+            for line in report.lines:
+                report.failures += [f"line {line.name}: {p}" for p in line.problems]
+                report.warnings += [f"line {line.name}: {w}" for w in line.warnings]
+        if guard:
+            if wanted:
+                report.guard, written = await run_guard(
+                    config, wanted, store=store, env=env, record=record_dir,
+                    config_source=loaded.source)
+                report.failures += [f.message for f in report.guard.failures]
+                if record_dir is not None:
+                    report.recorded = written
+            else:
+                report.guard = GuardReport(
+                    top_n=config.quality.top_n, banned_hosts=sorted(banned_set(config)),
+                    queries=[], skipped="no quality.queries in the config (set them, or give"
+                                        " --query)")
+    finally:
+        store.close()
+    report.verdict = "FAIL" if report.failures else "PASS"
+    return report
