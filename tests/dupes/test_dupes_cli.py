@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -22,13 +23,14 @@ def run(*args: str | Path) -> Any:
     return CliRunner().invoke(dupes, [str(a) for a in args])
 
 
-def run_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str | Path, hash_seed: str = "0") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tamis.interfaces.cli_dupes", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
     )
 
 
@@ -62,6 +64,15 @@ def test_json_is_stable_from_run_to_run(example_db: Path) -> None:
     first.pop("seconds")
     second.pop("seconds")
     assert first == second
+
+
+def test_json_does_not_depend_on_the_hash_seed(example_db: Path) -> None:
+    outputs = [run_process("--db", example_db, "--json", hash_seed=seed) for seed in ("1", "2")]
+
+    reports = [json.loads(p.stdout) for p in outputs]
+    for report in reports:
+        report.pop("seconds")
+    assert reports[0] == reports[1]
 
 
 def test_the_report_has_one_line_per_cluster(example_db: Path) -> None:
@@ -152,9 +163,9 @@ def test_a_bad_config_is_one_line_naming_file_and_key(
 # -- errors -------------------------------------------------------------------------------------
 
 
-def sqlite_without_nodes(path: Path) -> Path:
+def sqlite_with(path: Path, create: str) -> Path:
     conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.execute(create)
     conn.commit()
     conn.close()
     return path
@@ -169,8 +180,12 @@ def sqlite_without_nodes(path: Path) -> Path:
             "{d}/notes.txt: not an SQLite database",
         ),
         (
-            lambda d: ("--db", sqlite_without_nodes(d / "other.sqlite")),
+            lambda d: ("--db", sqlite_with(d / "other.sqlite", "CREATE TABLE notes (id, text)")),
             "{d}/other.sqlite: no 'nodes' table (tables: notes)",
+        ),
+        (
+            lambda d: ("--db", sqlite_with(d / "odd.sqlite", "CREATE TABLE nodes (id, title)")),
+            "{d}/odd.sqlite: table 'nodes' has no body column (looked for notes, content, body;",
         ),
         (
             lambda d: (
@@ -188,7 +203,15 @@ def sqlite_without_nodes(path: Path) -> Path:
         ),
         (lambda d: ("--jsonl", d / "gone.jsonl"), "JSONL file not found: {d}/gone.jsonl"),
     ],
-    ids=["missing", "not-sqlite", "no-nodes-table", "bad-jsonl-line", "jsonl-no-id", "no-jsonl"],
+    ids=[
+        "missing",
+        "not-sqlite",
+        "no-nodes-table",
+        "no-body-column",
+        "bad-jsonl-line",
+        "jsonl-no-id",
+        "no-jsonl",
+    ],
 )
 def test_input_errors_are_one_clean_line_and_exit_2(
     tmp_path: Path, make_input: Callable[[Path], tuple[str, Path]], expected: str
