@@ -232,8 +232,12 @@ class SqliteGraph:
             # A leftover -wal from a crashed writer: read a private copy, never the original.
             self._tmpdir = tempfile.TemporaryDirectory(prefix="tamis-dupes-")
             copy = Path(self._tmpdir.name) / p.name
-            shutil.copyfile(p, copy)
-            shutil.copyfile(wal, Path(f"{copy}-wal"))
+            try:
+                shutil.copyfile(p, copy)
+                shutil.copyfile(wal, Path(f"{copy}-wal"))
+            except OSError as exc:
+                self._cleanup_tmp()
+                raise DupesError(f"{p}: cannot copy it with its -wal to read: {exc}") from None
             target = copy
         try:
             conn = sqlite3.connect(f"{target.as_uri()}?{params}", uri=True)
