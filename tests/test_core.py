@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from loopback import LoopbackServer, Reply
 
 import tamis
-from loopback import LoopbackServer, Reply
 from tamis.core import Tamis
 from tamis.errors import SearchFailed
 from tamis.interfaces.demo import recordings_dir

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from fake_searxng import FakeSearXNG
 from loopback import LoopbackServer, free_port
+
 from tamis.interfaces.cli import cli
 
 BEST = "best practices agent context management"

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackServer, Reply
 from mcp import Client, StdioServerParameters
 
-from loopback import LoopbackServer, Reply
 from tamis.core import Tamis
 from tamis.interfaces.demo import recordings_dir
 from tamis.interfaces.mcp_server import build_server

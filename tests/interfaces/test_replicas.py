@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from loopback import LoopbackServer, Reply, Request, free_port
 
 KEY_A, KEY_B = "replica-test-key-aaaa", "replica-test-key-bbbb"
