@@ -221,7 +221,7 @@ def test_input_errors_are_one_clean_line_and_exit_2(
     result = run(*args)
     process = run_process(*args)
 
-    message = f"tamis dupes: error: {expected.format(d=tmp_path)}"
+    message = f"error: {expected.format(d=tmp_path)}"
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.splitlines()[0].startswith(message)
     assert len(result.stderr.splitlines()) == 1

@@ -50,7 +50,7 @@ def dupes(
     try:
         report = find_duplicates(db, jsonl=jsonl, config=config_path, state=state)
     except DupesError as exc:
-        click.echo(f"tamis dupes: error: {exc}", err=True)
+        click.echo(f"error: {exc}", err=True)
         raise SystemExit(2) from None
     click.echo(to_json(report) if as_json or fmt == "json" else render_text(report))
 
