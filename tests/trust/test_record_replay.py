@@ -114,7 +114,7 @@ def test_a_recording_holds_answers_payloads_and_no_key(tmp_path: Path) -> None:
         result = invoke(["check", "--config", str(path), "--record", str(rec), "-q", BEST],
                         env=KEY_ENV)
     assert result.exit_code == 0, result.output
-    assert "recorded 1 queries:" in result.stdout
+    assert "recorded 1 query:" in result.stdout
     text = (rec / "best-practices-agent-context-management.json").read_text()
     assert "good-key" not in text
     data = json.loads(text)

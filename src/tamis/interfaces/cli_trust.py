@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
@@ -76,6 +77,10 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     sys.exit(0 if report.verdict == "PASS" else 1)
 
 
+def _count(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
+
+
 def _yes(value: bool | None) -> str:
     return {True: "yes", False: "NO", None: "-"}[value]
 
@@ -86,8 +91,8 @@ def print_report(report: Any) -> None:
     from rich.table import Table
 
     console = Console()
-    if not console.is_terminal:  # piped or captured: wide enough for the table
-        console.width = 120
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = 120  # piped or captured: wide enough for the table
     click.echo(f"tamis check ({report.mode}) with {report.config}")
     if report.replayed_from:
         click.echo(f"replaying recordings from {report.replayed_from}: no network")
@@ -121,7 +126,7 @@ def print_report(report: Any) -> None:
         if guard.skipped:
             click.echo(f"ranking-quality guard: skipped: {guard.skipped}")
         else:
-            click.echo(f"ranking-quality guard: {len(guard.queries)} queries, top"
+            click.echo(f"ranking-quality guard: {_count(len(guard.queries))}, top"
                        f" {guard.top_n}, banned hosts: {banned}")
         for verdict in guard.queries:
             if verdict.passed:
@@ -130,7 +135,7 @@ def print_report(report: Any) -> None:
             for failure in verdict.failures:
                 click.echo(f"FAIL {failure.message}")
     if report.recorded:
-        click.echo(f"recorded {len(report.recorded)} queries:")
+        click.echo(f"recorded {_count(len(report.recorded))}:")
         for path in report.recorded:
             click.echo(f"  {path}")
 

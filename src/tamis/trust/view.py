@@ -9,6 +9,7 @@ order beside it. The query is ranked in full (every kept result), and the cut an
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from tamis.core import Tamis
@@ -71,18 +72,22 @@ def print_comparison(comparison: Comparison, response: SearchResponse, *, return
     from rich.table import Table
 
     console = Console()
-    if not console.is_terminal:  # piped or captured: wide enough for the table
-        console.width = 120
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = 120  # piped or captured: wide enough for the table
     by_rank = {r.rank: r for r in response.results}
     lines = ", ".join(f"{x.line} {x.status} ({x.results} results, {x.seconds:.2f} s)"
                       for x in response.lines)
     table = Table(title=f"“{escape(comparison.query)}”", title_justify="left",
                   caption=f"config: {escape(config)}; lines: {escape(lines) or 'none'}",
                   caption_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("raw order (as returned)", no_wrap=True, overflow="ellipsis", max_width=34)
-    table.add_column("what tamis did", no_wrap=True, overflow="ellipsis")
-    table.add_column("tamis order", no_wrap=True, overflow="ellipsis", max_width=40)
+    # Fixed widths: one line per row, long hosts and reasons cut with an ellipsis.
+    room = max(console.width - 15, 45)  # 4 columns: 5 borders and 2 spaces of padding each
+    raw_width, fate_width = min(30, room * 28 // 100), min(42, room * 36 // 100)
+    tamis_width = min(40, room - raw_width - fate_width)
+    table.add_column("#", justify="right", width=2, no_wrap=True)
+    for header, width in (("raw order (as returned)", raw_width), ("what tamis did", fate_width),
+                          ("tamis order", tamis_width)):
+        table.add_column(header, width=width, no_wrap=True, overflow="ellipsis")
     for i in range(max(len(comparison.raw), len(comparison.tamis))):
         raw = comparison.raw[i] if i < len(comparison.raw) else None
         tam = comparison.tamis[i] if i < len(comparison.tamis) else None
