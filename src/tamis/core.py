@@ -102,8 +102,10 @@ class Tamis:
         self.env = os.environ if env is None else env
         if isinstance(config, Config):
             self.config = config
+            self.config_source = "(a Config object)"
         else:
-            self.config = load_config(config, env=self.env).config
+            loaded = load_config(config, env=self.env)
+            self.config, self.config_source = loaded.config, loaded.source
         self.store = store if store is not None else open_store(self.config.store.url)
         self._own_client = client is None
         # No cookies: pages and backends must not track the agent across requests, and one

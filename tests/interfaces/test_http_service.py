@@ -192,6 +192,14 @@ def test_token_is_required_when_set(tmp_path: Path, searxng: LoopbackServer) -> 
         ok = httpx.get(served.url + "/v1/search", params={"q": PROXMOX, "extract": "false"},
                        headers={"Authorization": "Bearer s3cret-token"})
         assert ok.status_code == 200
+        # The page holds no data: it loads without the token, then sends it with its calls.
+        assert httpx.get(served.url + "/").status_code == 200
+        assert httpx.get(served.url + "/ui/static/page.js").status_code == 200
+        assert httpx.get(served.url + "/ui/compare", params={"q": PROXMOX}).status_code == 401
+        view = httpx.get(served.url + "/ui/compare", params={"q": PROXMOX},
+                         headers={"Authorization": "Bearer s3cret-token"})
+        assert view.status_code == 200
+        assert view.json()["policy"]["source"].endswith("tamis.yaml")
 
 
 def test_binding_beyond_loopback_needs_a_token(tmp_path: Path) -> None:

@@ -150,10 +150,24 @@ def explain_url(url: str, query: str, config_path: str | None, as_json: bool) ->
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="The comparisons as JSON.")
+@click.option("--serve", is_flag=True,
+              help="Open the comparison page on the bundled recordings instead.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="With --serve.")
 @friendly_errors
-def demo(as_json: bool) -> None:
+def demo(as_json: bool, serve: bool, host: str, port: int) -> None:
     """Run the two queries our users measured, offline, on bundled recordings, and show
-    raw engine order beside tamis order."""
+    raw engine order beside tamis order (--serve: as a web page)."""
+    if serve:
+        from tamis.interfaces.cli_serve import check_bind, token_for
+        from tamis.interfaces.web import serve_demo
+
+        token_for(host)
+        check_bind(host, port)
+        click.echo(f"tamis demo page on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+        serve_demo(host, port)
+        return
     from tamis.interfaces.demo import run_demo
 
     run_demo(as_json=as_json)

@@ -44,7 +44,9 @@ from tamis.errors import TamisError
 from tamis.interfaces.render import response_dict
 from tamis.models import SearchRequest, SearchResponse, TimeRange
 
-PUBLIC_PATHS = frozenset({"/healthz"})
+# No data in these: the page and its assets load without a token (the page then asks for it).
+PUBLIC_PATHS = frozenset({"/healthz", "/", "/ui/static/index.html", "/ui/static/page.css",
+                          "/ui/static/page.js"})
 SEARCH_PATHS = frozenset({"/v1/search", "/v1/read", "/search", "/ui/compare"})
 
 
@@ -299,7 +301,18 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
                 metrics.rejected.labels("auth").inc()
                 raise HTTPError(401, "missing or wrong bearer token (TAMIS_TOKEN)",
                                 {"WWW-Authenticate": "Bearer"})
-            response = await call_next(request)
+            if path == "/ui/compare":  # the page's search obeys the same concurrency limit
+                if in_flight["n"] >= serve_config().max_concurrency:
+                    metrics.rejected.labels("saturated").inc()
+                    raise HTTPError(503, "saturated: searches in flight; retry shortly",
+                                    {"Retry-After": "1"})
+                in_flight["n"] += 1
+                try:
+                    response = await call_next(request)
+                finally:
+                    in_flight["n"] -= 1
+            else:
+                response = await call_next(request)
         except HTTPError as exc:
             response = error_response(exc.status, exc.message, exc.headers)
         metrics.requests.labels(endpoint, str(response.status_code)).inc()

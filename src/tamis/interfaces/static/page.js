@@ -187,6 +187,25 @@
     $("view").hidden = false;
   }
 
+  // A service started with TAMIS_TOKEN answers 401: ask for the token once, keep it for this
+  // tab only (sessionStorage), and send it as a bearer header.
+  async function apiFetch(url) {
+    const headers = () => {
+      const token = sessionStorage.getItem("tamis-token");
+      return token ? { Accept: "application/json", Authorization: "Bearer " + token }
+                   : { Accept: "application/json" };
+    };
+    let answer = await fetch(url, { headers: headers() });
+    if (answer.status === 401) {
+      const token = window.prompt("This tamis service needs its token (TAMIS_TOKEN):");
+      if (token) {
+        sessionStorage.setItem("tamis-token", token.trim());
+        answer = await fetch(url, { headers: headers() });
+      }
+    }
+    return answer;
+  }
+
   async function run(query, extract) {
     const params = new URLSearchParams({ q: query });
     if (extract) params.set("extract", "1");
@@ -194,9 +213,7 @@
     $("go").disabled = true;
     setStatus("Searching\u2026");
     try {
-      const answer = await fetch("/ui/compare?" + params.toString(), {
-        headers: { Accept: "application/json" },
-      });
+      const answer = await apiFetch("/ui/compare?" + params.toString());
       const data = await answer.json().catch(() => ({ error: "HTTP " + answer.status }));
       if (!answer.ok) {
         setStatus(data.error || "HTTP " + answer.status, true);
@@ -214,7 +231,7 @@
 
   async function loadPolicy() {
     try {
-      const answer = await fetch("/ui/policy", { headers: { Accept: "application/json" } });
+      const answer = await apiFetch("/ui/policy");
       if (answer.ok) renderPolicy(await answer.json());
     } catch (err) { /* the policy shows with the first comparison */ }
   }
