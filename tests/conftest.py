@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 TESTS = Path(__file__).parent
@@ -19,6 +22,12 @@ sys.path.insert(0, str(TESTS))  # so tests can `from loopback import LoopbackSer
 FIXTURES = TESTS / "fixtures"
 
 from loopback import free_port  # noqa: E402  (needs the sys.path line above)
+
+from tamis.backends.base import Adapter  # noqa: E402
+from tamis.backends.loopback import LoopbackServer  # noqa: E402
+from tamis.models import LineAnswer, SearchRequest  # noqa: E402
+from tamis.pipeline.fanout import FanoutContext, fan_out  # noqa: E402
+from tamis.store.base import MemoryStore  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -79,3 +88,32 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait()
         if proc.stdout:
             proc.stdout.close()
+
+
+# A route-based loopback server and a one-call fan-out runner, for backend and fan-out tests.
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer() as srv:
+        yield srv
+
+
+Runner = Callable[..., list[LineAnswer]]
+
+
+@pytest.fixture
+def run() -> Runner:
+    """``run(adapters, query_or_request, env=..., **ctx)`` -> LineAnswers (a fresh store)."""
+
+    def _run(adapters: list[Adapter], request: SearchRequest | str = "q",
+             env: Mapping[str, str] | None = None, **ctx: Any) -> list[LineAnswer]:
+        req = SearchRequest(query=request) if isinstance(request, str) else request
+
+        async def main() -> list[LineAnswer]:
+            async with httpx.AsyncClient() as client:
+                context = FanoutContext(client=client, env=dict(env or {}),
+                                        store=ctx.pop("store", MemoryStore()), **ctx)
+                return await fan_out(req, adapters, context)
+
+        return asyncio.run(main())
+
+    return _run
