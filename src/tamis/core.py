@@ -89,7 +89,7 @@ def to_result(position: int, item: Ranked, explain: bool) -> Result:
         score=item.parts.total,
         snippet=c.snippet,
         published=c.published,
-        explain=item.parts if explain else None,
+        explain=item.parts.model() if explain else None,
     )
 
 

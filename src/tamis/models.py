@@ -9,6 +9,7 @@ from this file and real output is validated against it in the tests.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,24 +86,29 @@ class LineAnswer(BaseModel):
     weight: float = 1.0
 
 
-class Candidate(BaseModel):
-    """One page after normalisation and merge: every variant folded under one key."""
+@dataclass(slots=True)
+class Candidate:
+    """One page after normalisation and merge: every variant folded under one key.
 
-    key: str = Field(description="Canonical dedupe key (normalised URL)")
-    url: str = Field(description="The clean URL shown to the user")
+    Internal to the pipeline (never printed), so a plain dataclass: it is built for every
+    merged page, and that must stay cheap.
+    """
+
+    key: str  # canonical dedupe key (normalised URL)
+    url: str  # the clean URL shown to the user
     title: str
     snippet: str
     host: str
-    domain: str = Field(description="Registrable domain (Public Suffix List)")
-    path: str = "/"
-    query: str = ""
-    engines: list[str] = Field(description="Sorted union of provenance labels")
-    positions: dict[str, int] = Field(description="Best position per provenance label")
-    lines: dict[str, int] = Field(description="Best position per line")
-    line_orders: list[int] = Field(description="Config order of the lines that returned it")
-    weights: dict[str, float] = Field(default_factory=dict, description="Weight per line")
-    first_seen: int = Field(description="1-based index in the raw merged list (reporting only)")
-    variants: list[str] = Field(default_factory=list, description="Raw URLs folded into this one")
+    domain: str  # registrable domain (Public Suffix List)
+    path: str
+    query: str
+    engines: list[str]  # sorted union of provenance labels
+    positions: dict[str, int]  # best position per provenance label
+    lines: dict[str, int]  # best position per line
+    line_orders: list[int]  # config order of the lines that returned it
+    weights: dict[str, float]  # weight per line
+    first_seen: int  # 1-based index in the raw merged list (reporting only)
+    variants: list[str] = field(default_factory=list)  # raw URLs folded into this one
     published: str | None = None
 
 

@@ -31,6 +31,8 @@ class _Acc:
 
 
 def _longest(values: set[str]) -> str:
+    if len(values) == 1:
+        return next(iter(values))
     return min(values, key=lambda v: (-len(v), v)) if values else ""
 
 
@@ -77,9 +79,9 @@ def merge(
             acc.published.add(hit.published)
     candidates = []
     for acc in sorted(accs.values(), key=lambda a: a.first_seen):
-        url = min(acc.urls, key=lambda u: (not u.startswith("https:"), len(u), u))
-        # model_construct: every field is built right here from typed values.
-        candidates.append(Candidate.model_construct(
+        url = (next(iter(acc.urls)) if len(acc.urls) == 1 else
+               min(acc.urls, key=lambda u: (not u.startswith("https:"), len(u), u)))
+        candidates.append(Candidate(
             key=acc.key,
             url=url,
             title=_longest(acc.titles) or acc.host,

@@ -66,10 +66,30 @@ def rrf(candidate: Candidate, k: float) -> float:
     return total
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
+class Parts:
+    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see."""
+
+    fusion: float
+    relevance: float
+    prefer: float
+    multi_engine: float
+    demote: float
+    total: float
+    tier: str
+    demote_reason: str | None
+
+    def model(self) -> ScoreParts:
+        return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
+                          multi_engine=self.multi_engine, demote=self.demote,
+                          total=self.total, tier=self.tier,  # type: ignore[arg-type]
+                          demote_reason=self.demote_reason)
+
+
+@dataclass(slots=True)
 class Ranked:
     judged: Judged
-    parts: ScoreParts
+    parts: Parts
 
     @property
     def candidate(self) -> Candidate:
@@ -91,17 +111,15 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     ranked = []
     for j, f, r in zip(items, fusion, relevance, strict=True):
         v = j.verdict
-        parts = {
-            "fusion": _r(weights.fusion_weight * f / fmax),
-            "relevance": _r(weights.relevance_weight * r / rmax),
-            "prefer": _r(weights.prefer_bonus if v.preferred else 0.0),
-            "multi_engine": _r(weights.multi_engine_bonus * max(0, len(j.candidate.engines) - 1)),
-            "demote": _r(-weights.demote_penalty if v.demoted else 0.0),
-        }
-        total = _r(sum(parts.values()))
+        fusion = _r(weights.fusion_weight * f / fmax)
+        rel = _r(weights.relevance_weight * r / rmax)
+        prefer = _r(weights.prefer_bonus if v.preferred else 0.0)
+        multi = _r(weights.multi_engine_bonus * max(0, len(j.candidate.engines) - 1))
+        demote = _r(-weights.demote_penalty if v.demoted else 0.0)
+        total = _r(fusion + rel + prefer + multi + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
-        ranked.append(Ranked(j, ScoreParts.model_construct(
-            **parts, total=total, tier=tier, demote_reason=v.demoted)))
+        ranked.append(Ranked(j, Parts(fusion, rel, prefer, multi, demote, total, tier,
+                                      v.demoted)))
 
     def order(item: Ranked) -> tuple[int, float, int, int, str]:
         c = item.candidate
