@@ -43,7 +43,7 @@ def print_comparison(c: Comparison, top: int = 10) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=max(Console().width, 110))  # readable when piped, too
     table = Table(title=f"“{c.query}”", title_justify="left", show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("raw engine order (SearXNG)")
