@@ -110,3 +110,35 @@ async def test_stdio_server_through_a_subprocess(tmp_path: Path) -> None:
         result = await client.call_tool("web_search", {"query": PROXMOX, "extract": False})
     assert not result.is_error
     assert json.dumps(result.structured_content["results"][0]["host"]) == '"forum.proxmox.com"'
+
+
+async def test_streamable_http_server_through_a_subprocess(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    import httpx
+    from loopback import free_port
+
+    config = tmp_path / "tamis.yaml"
+    config.write_text(
+        f"backends:\n  - {{name: searxng, type: replay, path: '{recordings_dir()}'}}\n"
+        "store: {url: 'memory:'}\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tamis.interfaces.cli", "mcp", "--http",
+                             "--port", str(port), "--config", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=0.5)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            result = await client.call_tool("web_search", {"query": PROXMOX, "extract": False})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert tools == {"web_search", "read_url"}
+    assert not result.is_error and result.structured_content["status"] == "ok"
