@@ -59,3 +59,14 @@ def test_bm25_prefers_documents_with_the_query_terms() -> None:
     docs = [tokens("thin pool metadata recovery"), tokens("cooking pasta"), tokens("pool")]
     scores = bm25_scores("thin pool metadata", docs)
     assert scores[0] > scores[2] > scores[1] == 0
+
+
+def test_line_weight_scales_that_lines_votes() -> None:
+    heavy = hit("https://heavy.example/a", "same words", {"x": 1}, line="heavy")
+    light = hit("https://light.example/a", "same words", {"x": 1}, line="light")
+    candidates, _ = merge([(light, 0, 1.0), (heavy, 1, 3.0)],
+                          tracking_params=[], max_chars=400)
+    kept, _ = filter_candidates(candidates, Rules(POLICY), "words")
+    ranked = rank(kept, "words", POLICY.ranking)
+    assert [r.candidate.host for r in ranked] == ["heavy.example", "light.example"]
+    assert ranked[0].parts.fusion == 60 and ranked[1].parts.fusion == 20
