@@ -75,4 +75,7 @@ def read(url: str, max_chars: int, start: int, query: str | None, config_path: s
         click.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     click.echo(answer.model_dump_json(indent=2) if output == "json" else as_markdown(answer))
+    if answer.exit_code:
+        detail = f": {answer.detail}" if answer.detail else ""
+        click.echo(f"error: {answer.url}: {answer.status}{detail}", err=True)
     sys.exit(answer.exit_code)
