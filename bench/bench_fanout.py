@@ -18,13 +18,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from tamis.backends.loopback import LoopbackServer, Reply
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+from loopback import LoopbackServer, Reply
+
 from tamis.backends.registry import make_adapters
 from tamis.models import SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out

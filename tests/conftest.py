@@ -21,10 +21,9 @@ sys.path.insert(0, str(TESTS))  # so tests can `from loopback import LoopbackSer
 
 FIXTURES = TESTS / "fixtures"
 
-from loopback import free_port  # noqa: E402  (needs the sys.path line above)
+from loopback import LoopbackServer, free_port  # noqa: E402  (needs the sys.path line above)
 
 from tamis.backends.base import Adapter  # noqa: E402
-from tamis.backends.loopback import LoopbackServer  # noqa: E402
 from tamis.models import LineAnswer, SearchRequest  # noqa: E402
 from tamis.pipeline.fanout import FanoutContext, fan_out  # noqa: E402
 from tamis.store.base import MemoryStore  # noqa: E402

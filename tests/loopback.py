@@ -1,108 +1,212 @@
-"""A real HTTP server on 127.0.0.1 for tests: the thing under test talks real HTTP to it.
+"""A programmable HTTP server on 127.0.0.1 for tests and benchmarks: the code under test talks
+real HTTP to it, and it never listens beyond the loopback interface.
 
-    def app(req: Request) -> Reply: ...
-    with LoopbackServer(app) as server:
-        httpx.get(server.url + "/search?q=x")
+Two ways to answer, which combine:
 
-``Reply.delay`` sleeps before answering (a slow backend); every request is recorded with
-its start and end times in ``server.log`` so tests can prove concurrency structurally.
+    with LoopbackServer() as server:                 # per path
+        server.route("/search", Reply(json={"results": [...]}, delay=0.3))
+
+    with LoopbackServer(app) as server:              # a function for every other path
+        ...                                          # app(request: Request) -> Reply
+
+Every request is recorded (method, path, query, headers, body, server-side start and end on
+``time.perf_counter``) in ``server.seen``, so tests can prove concurrency structurally
+(overlapping request intervals) and check which key was sent. Standard library only.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
 @dataclass
-class Request:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: bytes
-
-    def arg(self, name: str, default: str = "") -> str:
-        return self.query.get(name, [default])[0]
-
-
-@dataclass
 class Reply:
+    """What the server answers. ``body`` (bytes or text) wins over ``json``; ``hang``: never
+    answer (until the server stops)."""
+
     status: int = 200
-    body: bytes | str = b""
+    body: bytes | str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     content_type: str = "application/json"
+    json: Any = None
+    hang: bool = False
+
+    def data(self) -> bytes:
+        if self.body is None:
+            return json.dumps(self.json).encode()
+        return self.body.encode() if isinstance(self.body, str) else self.body
 
 
 @dataclass
-class Logged:
-    request: Request
-    started: float
-    ended: float = 0.0
+class Request:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    query: dict[str, str]  # the last value of each parameter
+    params: dict[str, list[str]]  # every value of each parameter
+    headers: dict[str, str]  # lower-cased names
+    body: bytes
+    json: Any
+    start: float
+    end: float = 0.0
+    status: int = 0
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+    def arg(self, name: str, default: str = "") -> str:
+        return self.query.get(name, default)
+
+
+Seen = Request  # the name the backend tests use for a recorded request
+Route = Reply | Callable[[Request], Reply]
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class _State:
+    app: Callable[[Request], Reply] | None = None
+    routes: dict[str, Route] = field(default_factory=dict)
+    seen: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body are separate writes: without this, Nagle's algorithm and the
+        # client's delayed ACK add ~40 ms to every answer.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:  # silent
+        pass
+
+    def _handle(self) -> None:
+        state = self.server.state
+        start = time.perf_counter()
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode("utf-8", "replace")
+        parts = urlsplit(self.path)
+        params = parse_qs(parts.query, keep_blank_values=True)
+        request = Request(method=self.command, path=parts.path,
+                          query={k: v[-1] for k, v in params.items()}, params=params,
+                          headers={k.lower(): v for k, v in self.headers.items()},
+                          body=raw, json=parsed, start=start)
+        with state.lock:
+            state.seen.append(request)
+            route = state.routes.get(parts.path)
+        if route is None and state.app is not None:
+            route = state.app
+        if route is None:
+            reply = Reply(status=404, json={"error": f"no route {parts.path}"})
+        else:
+            reply = route(request) if callable(route) else route
+        if reply.hang:
+            state.stopping.wait()
+            return
+        if reply.delay:
+            state.stopping.wait(reply.delay)
+        data = reply.data()
+        try:
+            self.send_response(reply.status)
+            headers = {"Content-Type": reply.content_type, **reply.headers}
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            pass
+        request.status = reply.status
+        request.end = time.perf_counter()
+
+    do_GET = do_POST = do_PUT = do_DELETE = _handle
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    state: _State
 
 
 class LoopbackServer:
-    def __init__(self, app: Callable[[Request], Reply]) -> None:
-        self.app = app
-        self.log: list[Logged] = []
-        self._lock = threading.Lock()
-        outer = self
+    """Start with ``start()`` or ``with``; ``url`` is ``http://127.0.0.1:<free port>``."""
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def __init__(self, app: Callable[[Request], Reply] | None = None) -> None:
+        self.state = _State(app=app)
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
 
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                parts = urlsplit(self.path)
-                req = Request(self.command, parts.path, parse_qs(parts.query),
-                              {k.lower(): v for k, v in self.headers.items()}, body)
-                entry = Logged(req, time.monotonic())
-                with outer._lock:
-                    outer.log.append(entry)
-                reply = outer.app(req)
-                if reply.delay:
-                    time.sleep(reply.delay)
-                data = reply.body.encode() if isinstance(reply.body, str) else reply.body
-                try:
-                    self.send_response(reply.status)
-                    headers = {"Content-Type": reply.content_type, **reply.headers}
-                    for k, v in headers.items():
-                        self.send_header(k, v)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-                entry.ended = time.monotonic()
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
 
-            do_GET = do_POST = do_PUT = do_DELETE = _handle
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return int(self._server.server_address[1])
 
-            def log_message(self, *args: object) -> None:
-                pass
+    @property
+    def seen(self) -> list[Request]:
+        with self.state.lock:
+            return list(self.state.seen)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+    def requests_to(self, path: str) -> list[Request]:
+        return [s for s in self.seen if s.path == path]
 
-    def __enter__(self) -> LoopbackServer:
+    def route(self, path: str, reply: Route) -> None:
+        with self.state.lock:
+            self.state.routes[path] = reply
+
+    def clear(self) -> None:
+        with self.state.lock:
+            self.state.seen.clear()
+
+    def start(self) -> LoopbackServer:
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.state = self.state
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={
+            "poll_interval": 0.05}, name="tamis-loopback", daemon=True)
         self._thread.start()
         return self
 
+    def stop(self) -> None:
+        self.state.stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
     def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.stop()

@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 import httpx
 import pytest
+from loopback import Reply, Seen
 
 from tamis.backends.ddgs import DDGSAdapter
-from tamis.backends.loopback import Reply, Seen
 from tamis.backends.registry import make_adapter
 from tamis.errors import ConfigError
 from tamis.models import SearchRequest

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from tamis.backends.loopback import Reply
+from loopback import Reply
+
 from tamis.backends.registry import make_adapter
 from tamis.policy.schema import LineConfig
 from tamis.store.base import MemoryStore

@@ -9,9 +9,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from loopback import Reply, Seen
 
 from tamis.backends.keys import REST_NAMESPACE, read_rest
-from tamis.backends.loopback import Reply, Seen
 from tamis.backends.registry import make_adapter
 from tamis.policy.schema import LineConfig
 from tamis.store.base import MemoryStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 import httpx
+from loopback import Reply, Seen
 
-from tamis.backends.loopback import Reply, Seen
 from tamis.backends.registry import make_adapter
 from tamis.pipeline.fanout import describe_error, scrub
 from tamis.policy.schema import LineConfig

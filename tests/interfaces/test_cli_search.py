@@ -123,7 +123,7 @@ def test_parameters_are_passed_through_to_searxng(tmp_path: Path) -> None:
     run_search(tmp_path, fake, PROXMOX, "--time-range", "year", "--language", "en",
                "--categories", "it", "--engines", "bing,brave", "--safesearch", "1",
                "--pageno", "2")
-    query = fake.seen[0].query
+    query = fake.seen[0].params
     assert query["q"] == [PROXMOX] and query["format"] == ["json"]
     assert query["time_range"] == ["year"] and query["language"] == ["en"]
     assert query["categories"] == ["it"] and query["engines"] == ["bing,brave"]

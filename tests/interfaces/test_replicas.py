@@ -68,7 +68,7 @@ def replicas(tmp_path: Path, redis_url: str) -> Iterator[tuple[list[str], Loopba
 
 def keys_used(backend: LoopbackServer) -> list[str]:
     names = {f"Bearer {KEY_A}": "A", f"Bearer {KEY_B}": "B"}
-    return [names[e.request.headers["authorization"]] for e in backend.log]
+    return [names[e.headers["authorization"]] for e in backend.seen]
 
 
 def test_two_replicas_share_rests_and_cache(replicas) -> None:

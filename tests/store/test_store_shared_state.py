@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from loopback import LoopbackServer, Reply, Seen
 
-from tamis.backends.loopback import LoopbackServer, Reply, Seen
 from tamis.backends.registry import make_adapters
 from tamis.models import LineAnswer, SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out
