@@ -70,11 +70,16 @@ def site_label(host: str) -> str:
     return ext.domain or host
 
 
+@lru_cache(maxsize=65536)
+def host_suffixes(host: str) -> tuple[str, ...]:
+    """``a.b.example.com`` -> (``a.b.example.com``, ``b.example.com``, ``example.com``)."""
+    parts = host.split(".")
+    return tuple(".".join(parts[i:]) for i in range(len(parts) - 1))
+
+
 def host_matches(host: str, domains: frozenset[str]) -> str | None:
     """The entry of ``domains`` that ``host`` is, or is a subdomain of; else None."""
-    parts = host.split(".")
-    for i in range(len(parts) - 1):
-        candidate = ".".join(parts[i:])
+    for candidate in host_suffixes(host):
         if candidate in domains:
             return candidate
     return None
@@ -232,7 +237,6 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
 
 # ------------------------------------------------------------------------- text cleaning
 _TAG = re.compile(r"<[^>]{0,2000}>")
-_SPACE = re.compile(r"\s+")
 
 
 def clean_text(text: str, cap: int | None = None) -> str:
@@ -241,9 +245,10 @@ def clean_text(text: str, cap: int | None = None) -> str:
 
     if not text:
         return ""
-    text = html.unescape(_TAG.sub(" ", text))
-    text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
-    text = _SPACE.sub(" ", text).strip()
+    if "<" in text or "&" in text:
+        text = html.unescape(_TAG.sub(" ", text))
+        text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
+    text = " ".join(text.split())
     if cap is not None and len(text) > cap:
         cut = text[: cap - 1]
         space = cut.rfind(" ")
