@@ -1,0 +1,108 @@
+"""Benchmark the CLI as agents use it: one process per call, CPU seconds beside wall time.
+
+    python bench/bench_cli.py [--runs 7]
+
+Every figure is the median of several runs of a fresh process, CPU = user + sys of that
+process (from ``wait4``), measured in the same run as its comparators:
+
+- ``python -c pass``: bare interpreter start-up;
+- the seed script (``../shared/tools/seed_layer/``, the script tamis replaced) with
+  ``--no-extract`` against the same loopback SearXNG;
+- ``tamis --help``;
+- ``tamis search --no-extract`` against a 0-delay loopback SearXNG (a fresh cache each run);
+- the cached repeat of that search (same cache, within the TTL).
+
+The loopback SearXNG answers the recorded Proxmox answer (tests/fixtures/searxng) to every
+query. Goals (issue 13): search <= 0.25 s CPU, --help <= 0.06 s CPU, cached repeat <= 0.5x
+the first call. Prints figures; asserts nothing (the machine is shared and noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from loopback import LoopbackServer, Reply  # noqa: E402
+
+FIXTURE = (ROOT / "tests" / "fixtures" / "searxng"
+           / "proxmox-thin-pool-metadata-exhaustion-recovery.json")
+SEED = ROOT.parent / "shared" / "tools" / "seed_layer" / "scripts" / "search-agent-consume.py"
+QUERY = "proxmox thin pool metadata exhaustion recovery"
+
+
+def run_once(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """(cpu seconds, wall seconds, exit code) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, wall, proc.returncode
+
+
+def tamis_command() -> list[str]:
+    """The installed console script beside this interpreter (a plain entry point)."""
+    script = Path(sys.executable).parent / "tamis"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("tamis")
+    return [found] if found else [sys.executable, "-m", "tamis.interfaces.cli"]
+
+
+def line(label: str, samples: list[tuple[float, float, int]], note: str = "") -> float:
+    cpu = statistics.median(s[0] for s in samples)
+    wall = statistics.median(s[1] for s in samples)
+    codes = sorted({s[2] for s in samples})
+    print(f"{label:<44} cpu {cpu:6.3f} s   wall {wall:6.3f} s   exit {codes}{note}")
+    return cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    answer = json.loads(FIXTURE.read_text())
+    tamis = tamis_command()
+    with LoopbackServer() as server, tempfile.TemporaryDirectory() as tmp:
+        server.route("/search", Reply(json=answer))
+        base_env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("TAMIS_", "SEARXNG_", "FIRECRAWL_"))}
+        base_env.update(SEARXNG_URL=server.url, FIRECRAWL_URL=server.url,
+                        XDG_CONFIG_HOME=str(Path(tmp) / "config"))
+        results: dict[str, list[tuple[float, float, int]]] = {
+            k: [] for k in ("pass", "seed", "help", "search", "cached")}
+        for i in range(args.runs):
+            env = dict(base_env, XDG_CACHE_HOME=str(Path(tmp) / f"cache{i}"))
+            results["pass"].append(run_once([sys.executable, "-c", "pass"], env))
+            if SEED.exists():
+                results["seed"].append(run_once(
+                    [sys.executable, str(SEED), "--no-extract", QUERY], env))
+            results["help"].append(run_once([*tamis, "--help"], env))
+            results["search"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
+            results["cached"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
+        print(f"{args.runs} runs each, medians; CPU = user + sys of the process; "
+              f"loopback SearXNG {server.url}, 0 delay")
+        bare = line("python -c pass", results["pass"])
+        seed = line("seed script --no-extract", results["seed"]) if results["seed"] else None
+        help_cpu = line("tamis --help", results["help"], "   (goal <= 0.060)")
+        first = line("tamis search --no-extract (uncached)", results["search"],
+                     "   (goal <= 0.250)")
+        cached = line("tamis search --no-extract (cached repeat)", results["cached"])
+        print(f"cached / uncached CPU: {cached / first:.2f}x (goal <= 0.5x);"
+              f" --help over bare python: +{help_cpu - bare:.3f} s"
+              + (f"; search / seed script: {first / seed:.2f}x" if seed else
+                 "; seed script not found, comparator skipped"))
+
+
+if __name__ == "__main__":
+    main()
