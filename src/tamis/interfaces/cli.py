@@ -7,7 +7,6 @@ traceback (set TAMIS_DEBUG=1 to see one).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
@@ -108,6 +107,8 @@ config_option = click.option(
 def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
            max_results: int | None, **params: Any) -> None:
     """Search QUERY and print the cleaned, ranked results."""
+    import asyncio
+
     from tamis.core import Tamis
     from tamis.interfaces.render import response_json, response_markdown
     from tamis.models import SearchRequest

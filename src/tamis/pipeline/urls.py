@@ -1,7 +1,7 @@
 """URL work: validate, unwrap redirect wrappers, clean for display, and the dedupe key.
 
 No library does the whole job (see ``shared/notes/libraries.md``), so this is ours, on the
-stdlib. Registrable domains come from tldextract's bundled Public Suffix List snapshot; it is
+stdlib. Registrable domains come from the Public Suffix List table in ``tamis.domains``; it is
 never fetched at run time.
 """
 
@@ -46,10 +46,9 @@ class CleanURL:
 
 @lru_cache(maxsize=1)
 def _extractor():  # type: ignore[no-untyped-def]
-    import tldextract
+    from tamis.domains import split_host  # the bundled suffix table: no network, ever
 
-    # suffix_list_urls=() means the bundled snapshot only: no network, ever.
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    return split_host
 
 
 @lru_cache(maxsize=65536)
