@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from tamis import yamlsafe
 from tamis.dupes.errors import DupesError
 
 
@@ -96,7 +97,9 @@ def load_config(path: str | Path | None) -> DupesConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise DupesError(f"cannot read config file {p}: {exc}") from None
     try:
-        data: Any = yaml.safe_load(text)
+        data: Any = yamlsafe.load(text)
+    except yamlsafe.AliasRefused as exc:
+        raise DupesError(f"{p}:{exc.line}: {exc.reason}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""

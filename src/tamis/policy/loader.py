@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from tamis import yamlsafe
 from tamis.errors import ConfigError
 from tamis.policy.schema import Config, LineConfig
 
@@ -48,7 +49,7 @@ def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
 
 def builtin_data() -> dict[str, Any]:
     text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
+    data = yamlsafe.load(text)
     assert isinstance(data, dict)
     return data
 
@@ -147,8 +148,10 @@ def load_config(
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{source}: cannot read: {exc.__class__.__name__}") from None
         try:
-            node = yaml.compose(text)
-            user = yaml.safe_load(text)
+            node = yamlsafe.compose(text)
+            user = yamlsafe.construct(node)
+        except yamlsafe.AliasRefused as exc:
+            raise ConfigError(f"{source}, line {exc.line}: {exc.reason}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f", line {mark.line + 1}" if mark is not None else ""
