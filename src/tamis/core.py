@@ -26,6 +26,7 @@ import httpx
 
 from tamis.backends.registry import make_adapters
 from tamis.errors import SearchFailed, TamisError
+from tamis.http_client import async_client
 from tamis.models import (
     Dropped,
     ExtractionSummary,
@@ -112,7 +113,7 @@ class Tamis:
         # site's cookies must never ride along to another request.
         no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(
             allowed_domains=[]))
-        self.client = client or httpx.AsyncClient(
+        self.client = client or async_client(  # CA bundle loaded on the first https request
             cookies=no_cookies,
             follow_redirects=False,
             timeout=httpx.Timeout(self.config.timeout),

@@ -1,0 +1,74 @@
+"""The HTTP client tamis makes: an ``httpx.AsyncClient`` whose TLS certificates are loaded on
+the first https connection, not when the client is made.
+
+httpx builds its SSL context in the client's constructor, and loading certifi's CA bundle
+costs about 25 ms of CPU; a CLI call whose lines are all plain http (a local SearXNG) never
+needs it. ``DeferredCAContext`` is a real ``ssl.SSLContext`` with the settings of
+``ssl.create_default_context``; it loads the same CA bundle httpx would (``SSL_CERT_FILE``,
+``SSL_CERT_DIR``, else certifi) just before it wraps its first connection.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import threading
+from typing import Any
+
+import httpx
+
+
+class DeferredCAContext(ssl.SSLContext):
+    """``ssl.create_default_context(cafile=...)``, with the CA bundle loaded on first use."""
+
+    def __new__(cls, trust_env: bool = True) -> DeferredCAContext:
+        context = super().__new__(cls, ssl.PROTOCOL_TLS_CLIENT)
+        context._ca = _ca_location(trust_env)
+        context._ca_loaded = False
+        context._ca_lock = threading.Lock()
+        return context
+
+    def __init__(self, trust_env: bool = True) -> None:  # the settings are made in __new__
+        super().__init__()
+
+    def load_ca(self) -> None:
+        """Load the CA bundle now (idempotent, thread-safe)."""
+        if self._ca_loaded:
+            return
+        with self._ca_lock:
+            if not self._ca_loaded:
+                kind, where = self._ca
+                if kind == "capath":
+                    self.load_verify_locations(capath=where)
+                else:
+                    self.load_verify_locations(cafile=where)
+                keylog = os.environ.get("SSLKEYLOGFILE")  # as create_default_context does
+                if keylog:
+                    self.keylog_filename = keylog
+                self._ca_loaded = True
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        self.load_ca()
+        return super().wrap_bio(*args, **kwargs)
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        self.load_ca()
+        return super().wrap_socket(*args, **kwargs)
+
+
+def _ca_location(trust_env: bool) -> tuple[str, str]:
+    """Where httpx's default ``verify=True`` finds its CA certificates."""
+    if trust_env and os.environ.get("SSL_CERT_FILE"):
+        return "cafile", os.environ["SSL_CERT_FILE"]
+    if trust_env and os.environ.get("SSL_CERT_DIR"):
+        return "capath", os.environ["SSL_CERT_DIR"]
+    import certifi
+
+    return "cafile", certifi.where()
+
+
+def async_client(**options: Any) -> httpx.AsyncClient:
+    """``httpx.AsyncClient(**options)``; TLS verified as httpx's default, loaded lazily."""
+    if "verify" not in options:
+        options["verify"] = DeferredCAContext(options.get("trust_env", True))
+    return httpx.AsyncClient(**options)
