@@ -77,8 +77,8 @@ def main() -> None:
         server.route("/search", Reply(json=answer))
         base_env = {k: v for k, v in os.environ.items()
                     if not k.startswith(("TAMIS_", "SEARXNG_", "FIRECRAWL_"))}
-        base_env.update(SEARXNG_URL=server.url, FIRECRAWL_URL=server.url,
-                        XDG_CONFIG_HOME=str(Path(tmp) / "config"))
+        # SearXNG only: with FIRECRAWL_URL set, zero config would add a Firecrawl search line.
+        base_env.update(SEARXNG_URL=server.url, XDG_CONFIG_HOME=str(Path(tmp) / "config"))
         results: dict[str, list[tuple[float, float, int]]] = {
             k: [] for k in ("pass", "seed", "help", "search", "cached")}
         for i in range(args.runs):

@@ -15,6 +15,7 @@ Python API::
 from __future__ import annotations
 
 import asyncio
+import functools
 import http.cookiejar
 import os
 import time
@@ -45,6 +46,7 @@ from tamis.pipeline.rank import Ranked, rank
 from tamis.pipeline.rules import Rules
 from tamis.policy.loader import load_config
 from tamis.policy.schema import Config
+from tamis.store import answers as answer_cache
 from tamis.store.base import Store, open_store
 
 if TYPE_CHECKING:
@@ -140,10 +142,43 @@ class Tamis:
         """Run the whole pipeline for one query. Never raises for backend trouble: that is
         in the response's status and notes. Raises TamisError for bad input.
 
-        ``budget`` overrides ``extraction.total_chars`` for this search."""
-        response, _answers = await self.search_detailed(
+        ``budget`` overrides ``extraction.total_chars`` for this search. A repeat within
+        ``cache.ttl_seconds`` is the stored answer, every line ``cached: true``."""
+        key = self.answer_key(request, extract=extract, explain=explain,
+                              max_results=max_results, budget=budget)
+        if key is not None:
+            stored = answer_cache.get(self.store, key)
+            if stored is not None:
+                return SearchResponse.model_validate(stored)
+        response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
+        if key is not None:
+            answer = response.model_dump(mode="json")
+            if answer_cache.storable(
+                    answer, [a.status for a in line_answers],
+                    all(adapter.cacheable for adapter in self.adapters()),
+                    [n.model_dump() for a in line_answers for n in a.notes]):
+                answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
         return response
+
+    @functools.cached_property
+    def config_hash(self) -> str:
+        """A hash of the effective config: any change to it is a new answer-cache key."""
+        return answer_cache.digest(self.config.model_dump(mode="json"))
+
+    def answer_key(self, request: SearchRequest | str, *, extract: bool, explain: bool,
+                   max_results: int | None = None, budget: int | None = None) -> str | None:
+        """The ranked-answer cache key of a search, or None when the cache is off."""
+        cache = self.config.cache
+        if not cache.enabled or cache.ttl_seconds <= 0:
+            return None
+        if isinstance(request, str):
+            request = SearchRequest(query=request)
+        asked = request.model_dump(mode="json", exclude_defaults=True)
+        asked["query"] = request.query.strip()
+        return answer_cache.answer_key(self.config_hash, asked, {
+            "extract": extract, "explain": explain, "max_results": max_results,
+            "budget": budget})
 
     async def search_detailed(
         self, request: SearchRequest | str, *, extract: bool = True, explain: bool = False,

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tamis.models import SearchResponse
+if TYPE_CHECKING:
+    from tamis.models import SearchResponse
 
 
 def response_dict(response: SearchResponse) -> dict[str, Any]:
     """The JSON contract: ``dropped`` only with --explain, ``explain`` only when asked."""
-    data = response.model_dump(mode="json")
+    return answer_dict(response.model_dump(mode="json"))
+
+
+def answer_dict(data: dict[str, Any]) -> dict[str, Any]:
+    """``response_dict`` of an answer already dumped as JSON data (a cached answer)."""
     if data.get("dropped") is None:
         data.pop("dropped", None)
     for result in data["results"]:
@@ -21,6 +26,10 @@ def response_dict(response: SearchResponse) -> dict[str, Any]:
 
 def response_json(response: SearchResponse) -> str:
     return json.dumps(response_dict(response), indent=2, ensure_ascii=False)
+
+
+def answer_json(data: dict[str, Any]) -> str:
+    return json.dumps(answer_dict(data), indent=2, ensure_ascii=False)
 
 
 def response_markdown(response: SearchResponse) -> str:

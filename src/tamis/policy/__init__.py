@@ -1,6 +1,26 @@
-"""Policy as config: the YAML schema, the built-in policy and the loader."""
+"""Policy as config: the YAML schema, the built-in policy and the loader.
 
-from tamis.policy.loader import LoadedConfig, load_config
-from tamis.policy.schema import Config, LineConfig
+Names are imported on first use, so that reading config files (``tamis.policy.loader``)
+does not import the schema and pydantic."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tamis.policy.loader import LoadedConfig, load_config
+    from tamis.policy.schema import Config, LineConfig
 
 __all__ = ["Config", "LineConfig", "LoadedConfig", "load_config"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in {"LoadedConfig", "load_config"}:
+        from tamis.policy import loader
+
+        return getattr(loader, name)
+    if name in {"Config", "LineConfig"}:
+        from tamis.policy import schema
+
+        return getattr(schema, name)
+    raise AttributeError(f"module 'tamis.policy' has no attribute {name!r}")

@@ -13,14 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import ValidationError
 
 from tamis import yamlsafe
 from tamis.errors import ConfigError
-from tamis.policy.schema import Config, LineConfig
+
+if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
+    from tamis.policy.schema import Config, LineConfig
 
 ListEdit = Mapping[str, Any]
 
@@ -133,6 +134,10 @@ def load_config(
     env: Mapping[str, str] | None = None,
 ) -> LoadedConfig:
     """Read the config in effect. Raises ConfigError with a one-line message."""
+    from pydantic import ValidationError
+
+    from tamis.policy.schema import Config
+
     path = discover(explicit)
     data = builtin_data()
     lines: dict[tuple[Any, ...], int] = {}

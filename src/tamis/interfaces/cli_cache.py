@@ -1,0 +1,102 @@
+"""The CLI's fast path for a repeat search: print the stored answer without importing the
+search core (pydantic, httpx, the pipeline), which is most of a CLI call's CPU.
+
+A CLI call cannot know the effective config's hash without validating the config, so the first
+call leaves a note in the store: the *fingerprint* of everything the effective config is made
+of (the config file's path and bytes, the built-in policy's bytes, tamis's version and the
+environment variables lines are made from: ``*_URL`` values, ``*_KEY`` / ``*_TOKEN`` set or
+not, never their values) -> the effective config's hash. A repeat with the same fingerprint
+finds the hash, then the answer under the same key ``Tamis.search`` uses. Anything unusual
+(a config that does not parse, a store that does not open, no note) falls back to the normal
+path, which reports errors as always: the fast path never fails and never prints an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tamis.store import answers
+
+
+@dataclass
+class Lookup:
+    fingerprint: str | None  # None: no fast path for this config
+    answer: dict[str, Any] | None = None  # the stored answer, marked cached
+
+
+def environment_material(env: Mapping[str, str]) -> list[list[str]]:
+    """The environment a config is made from; secrets only as set / not set."""
+    out = []
+    for name in sorted(env):
+        if name.endswith("_URL"):
+            out.append([name, env[name]])
+        elif name.endswith(("_KEY", "_TOKEN")):
+            out.append([name, "set" if env[name] else ""])
+    return out
+
+
+def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
+    """(fingerprint, store url, answer TTL) from the raw config files, or None."""
+    from importlib import resources
+
+    from tamis import __version__, yamlsafe
+    from tamis.policy.loader import discover, merge
+
+    builtin_text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
+    data = yamlsafe.load(builtin_text)
+    path = discover(config_path)
+    user_text = None
+    if path is not None:
+        user_text = path.read_text("utf-8")
+        user = yamlsafe.load(user_text)
+        if user is not None:
+            if not isinstance(user, dict):
+                return None
+            data = merge(data, user)
+    cache, store = data.get("cache"), data.get("store")
+    if not isinstance(cache, dict) or not isinstance(store, dict):
+        return None
+    enabled, ttl, url = cache.get("enabled"), cache.get("ttl_seconds"), store.get("url")
+    if enabled is not True or type(ttl) not in (int, float) or ttl <= 0:
+        return None
+    if url is not None and not isinstance(url, str):
+        return None
+    fingerprint = answers.digest([
+        __version__, str(path) if path else None, user_text, builtin_text,
+        environment_material(os.environ)])
+    return fingerprint, url, float(ttl)
+
+
+def lookup(config_path: str | None, request: dict[str, Any], options: dict[str, Any]) -> Lookup:
+    """The stored answer for this CLI search, if there is one (see the module docstring).
+
+    ``request``: the query and every parameter given (``Tamis.answer_key``'s ``asked``)."""
+    try:
+        settings = _settings(config_path)
+        if settings is None:
+            return Lookup(None)
+        fingerprint, url, _ttl = settings
+        from tamis.store.base import open_store
+
+        store = open_store(url)
+        try:
+            config_hash = answers.config_hash_for(store, fingerprint)
+            if config_hash is None:
+                return Lookup(fingerprint)
+            key = answers.answer_key(config_hash, request, options)
+            return Lookup(fingerprint, answers.get(store, key))
+        finally:
+            store.close()
+    except Exception:  # the normal path reads the config again and says what is wrong
+        return Lookup(None)
+
+
+def remember(layer: Any, fingerprint: str | None) -> None:
+    """After a normal search: note fingerprint -> the effective config's hash in the store."""
+    cache = layer.config.cache
+    if fingerprint is None or not cache.enabled or cache.ttl_seconds <= 0:
+        return
+    answers.remember_config(layer.store, fingerprint, layer.config_hash, cache.ttl_seconds)

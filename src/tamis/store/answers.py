@@ -1,0 +1,90 @@
+"""The ranked-answer cache: a repeat search within the TTL is answered from the stored answer,
+without asking a line and without merge, filter, rank or extraction.
+
+The key is a hash of everything that changes an answer: the effective config (its hash, so a
+changed policy, line or parameter is a new key), the request (query and every parameter
+given) and the options (extraction on or off, explain, a result count or budget given by the
+caller). The value is the answer's JSON as first printed; a repeat is the same JSON with every
+line's ``cached: true``.
+
+``config-fingerprint`` entries let a CLI call find the effective config's hash from the bytes
+of the config files and the environment, before validating anything (see
+``tamis.interfaces.cli_cache``). Standard library only: this module is on the CLI's fast path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from typing import Any
+
+from tamis.store.base import Store
+
+ANSWERS = "answer"
+FINGERPRINTS = "config-fingerprint"
+KEY_VERSION = 1
+# Extraction states a repeat would reproduce from the page cache (failures are asked again).
+STABLE_EXTRACTIONS = frozenset({"ok", "truncated", "skipped", "skipped_budget_exhausted",
+                                "duplicate"})
+
+
+def digest(material: Any) -> str:
+    text = json.dumps(material, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def answer_key(config_hash: str, request: dict[str, Any], options: dict[str, Any]) -> str:
+    """``request``: the query and the parameters given (none left at their default)."""
+    return digest([KEY_VERSION, config_hash, request, options])
+
+
+def get(store: Store, key: str) -> dict[str, Any] | None:
+    """The stored answer, marked cached; None when absent, expired, unreadable or the store
+    fails (a cache never makes a search fail)."""
+    try:
+        raw = store.get(ANSWERS, key)
+        if raw is None:
+            return None
+        data = json.loads(raw)
+    except Exception:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
+        return None
+    for line in data["lines"]:
+        line["cached"] = True
+    return data
+
+
+def put(store: Store, key: str, answer: dict[str, Any], ttl: float) -> None:
+    with contextlib.suppress(Exception):  # the answer is still returned, the repeat slower
+        store.set(ANSWERS, key, json.dumps(answer, ensure_ascii=False).encode("utf-8"), ttl=ttl)
+
+
+def storable(answer: dict[str, Any], line_statuses: list[str], every_line_cacheable: bool,
+             line_notes: list[dict[str, Any]]) -> bool:
+    """Only answers a repeat would reproduce: every line answered (ok or empty) from a line
+    whose answers are cached, no stale stand-in, no page whose extraction failed."""
+    if answer.get("status") not in ("ok", "no_results") or not every_line_cacheable:
+        return False
+    if not line_statuses or any(s not in ("ok", "empty") for s in line_statuses):
+        return False
+    if any(n.get("kind") == "cached" for n in line_notes):  # a stale answer stood in
+        return False
+    if (answer.get("extraction") or {}).get("failures"):
+        return False
+    return all(r.get("extraction", "skipped") in STABLE_EXTRACTIONS
+               for r in answer.get("results", []))
+
+
+def remember_config(store: Store, fingerprint: str, config_hash: str, ttl: float) -> None:
+    with contextlib.suppress(Exception):
+        store.set(FINGERPRINTS, fingerprint, config_hash.encode("ascii"), ttl=ttl)
+
+
+def config_hash_for(store: Store, fingerprint: str) -> str | None:
+    try:
+        raw = store.get(FINGERPRINTS, fingerprint)
+    except Exception:
+        return None
+    return raw.decode("ascii") if raw else None
