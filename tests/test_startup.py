@@ -25,7 +25,7 @@ DEMO = Path(tamis.__file__).parent / "demo"
 QUERIES = ["proxmox thin pool metadata exhaustion recovery",
            "best practices agent context management"]
 WATCHED = ("pydantic", "httpx", "asyncio", "yaml", "ssl", "tamis.core", "tamis.models",
-           "rich", "tldextract")
+           "rich", "tldextract", "click", "typing")
 RUNNER = """
 import atexit, sys
 def report():
@@ -33,7 +33,7 @@ def report():
 atexit.register(report)
 {eager}
 sys.argv = ["tamis", *sys.argv[1:]]
-from tamis.interfaces.cli import main
+from tamis.interfaces.entry import main  # the console script's entry point
 main()
 """
 EAGER = """
@@ -87,9 +87,30 @@ def without_timings(text: str) -> dict[str, Any]:
 
 def test_help_imports_nothing_it_does_not_print(tmp_path: Path,
                                                 searxng: LoopbackServer) -> None:
-    proc, modules = cli(["--help"], environment(tmp_path, searxng))
-    assert proc.returncode == 0 and "Usage: tamis" in proc.stdout
-    assert modules == set()
+    for args in (["--help"], ["--version"]):
+        proc, modules = cli(args, environment(tmp_path, searxng))
+        assert proc.returncode == 0 and "tamis" in proc.stdout
+        assert modules == set()
+    proc, modules = cli(["search", "--help"], environment(tmp_path, searxng))
+    assert "Usage: tamis search" in proc.stdout and modules == {"click", "typing"}
+
+
+def test_the_saved_help_is_what_click_prints(tmp_path: Path, searxng: LoopbackServer) -> None:
+    from tamis.interfaces.entry import HELP_FILE, click_help
+
+    assert HELP_FILE.read_text("utf-8") == click_help(), (
+        "the CLI's help changed: python -m tamis.interfaces.entry --write-help")
+    env = environment(tmp_path, searxng)
+    for columns in ("80", "200", "60", "30"):
+        for args in (["--help"], ["-h"], ["--version"]):
+            fast, modules = cli(args, {**env, "COLUMNS": columns})
+            slow = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
+                                  capture_output=True, text=True, timeout=60,
+                                  env={**env, "COLUMNS": columns})
+            assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout), (
+                columns, args)
+            if int(columns) >= 80 or args == ["--version"]:
+                assert "click" not in modules  # answered without click
 
 
 def test_the_help_is_the_same_whatever_was_imported(tmp_path: Path,
