@@ -98,7 +98,7 @@ def test_help_imports_nothing_it_does_not_print(tmp_path: Path,
 def test_the_saved_help_is_what_click_prints(tmp_path: Path, searxng: LoopbackServer) -> None:
     from tamis.interfaces.entry import HELP_FILE, click_help
 
-    assert HELP_FILE.read_text("utf-8") == click_help(), (
+    assert Path(HELP_FILE).read_text("utf-8") == click_help(), (
         "the CLI's help changed: python -m tamis.interfaces.entry --write-help")
     env = environment(tmp_path, searxng)
     for columns in ("80", "200", "60", "30"):

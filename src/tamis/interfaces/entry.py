@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-HELP_FILE = Path(__file__).with_name("cli_help.txt")
+HELP_FILE = os.path.join(os.path.dirname(__file__), "cli_help.txt")  # no pathlib: it costs
 WIDE_ENOUGH = 80  # click wraps help at min(columns, 80) - 2
 
 
@@ -41,7 +40,8 @@ def quick_answer(args: list[str]) -> str | None:
         return f"tamis, version {__version__}\n"
     if args in (["--help"], ["-h"]) and _columns() >= WIDE_ENOUGH:
         try:
-            return HELP_FILE.read_text("utf-8")
+            with open(HELP_FILE, encoding="utf-8") as file:
+                return file.read()
         except OSError:
             return None
     return None
@@ -70,7 +70,8 @@ def click_help() -> str:
 
 if __name__ == "__main__":  # pragma: no cover
     if sys.argv[1:] == ["--write-help"]:
-        HELP_FILE.write_text(click_help(), "utf-8")
+        with open(HELP_FILE, "w", encoding="utf-8") as file:
+            file.write(click_help())
         print(f"wrote {HELP_FILE}")
     else:
         main()
