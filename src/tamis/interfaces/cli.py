@@ -129,7 +129,10 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     request = SearchRequest(query=query, **given)
 
     async def run() -> Any:
-        async with Tamis(config_path) as layer:
+        from tamis.policy.loader import load_config
+
+        config = load_config(config_path).config
+        async with Tamis(config, store=cli_cache.store_for(found, config)) as layer:
             answer = await layer.search(request, extract=not no_extract, explain=explain)
             cli_cache.remember(layer, found.fingerprint)
             return answer

@@ -25,6 +25,8 @@ from tamis.store import answers
 class Lookup:
     fingerprint: str | None  # None: no fast path for this config
     answer: dict[str, Any] | None = None  # the stored answer, marked cached
+    store: Any = None  # on a miss: the store, still open, for the search to use
+    store_url: str | None = None
 
 
 def environment_material(env: Mapping[str, str]) -> list[list[str]]:
@@ -82,16 +84,27 @@ def lookup(config_path: str | None, request: dict[str, Any], options: dict[str, 
         from tamis.store.base import open_store
 
         store = open_store(url)
-        try:
-            config_hash = answers.config_hash_for(store, fingerprint)
-            if config_hash is None:
-                return Lookup(fingerprint)
-            key = answers.answer_key(config_hash, request, options)
-            return Lookup(fingerprint, answers.get(store, key))
-        finally:
+        answer = None
+        config_hash = answers.config_hash_for(store, fingerprint)
+        if config_hash is not None:
+            answer = answers.get(store, answers.answer_key(config_hash, request, options))
+        if answer is not None:
             store.close()
+            return Lookup(fingerprint, answer)
+        return Lookup(fingerprint, None, store, url)
     except Exception:  # the normal path reads the config again and says what is wrong
         return Lookup(None)
+
+
+def store_for(found: Lookup, config: Any) -> Any:
+    """The store the lookup opened, when it is the one the validated config names (it always
+    is, unless the file changed in between); else None, and the search opens its own."""
+    if found.store is None:
+        return None
+    if config.store.url == found.store_url:
+        return found.store
+    found.store.close()
+    return None
 
 
 def remember(layer: Any, fingerprint: str | None) -> None:
