@@ -42,12 +42,10 @@ def environment_material(env: Mapping[str, str]) -> list[list[str]]:
 
 def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     """(fingerprint, store url, answer TTL) from the raw config files, or None."""
-    from importlib import resources
-
     from tamis import __version__, yamlsafe
-    from tamis.policy.loader import discover, merge
+    from tamis.policy.loader import BUILTIN, discover, merge
 
-    builtin_text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
+    builtin_text = BUILTIN.read_text("utf-8")
     data = yamlsafe.load(builtin_text)
     path = discover(config_path)
     user_text = None

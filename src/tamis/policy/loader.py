@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +47,11 @@ def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     return path if path.is_file() else None
 
 
+BUILTIN = Path(__file__).with_name("default.yaml")  # package data (importlib.resources: slow)
+
+
 def builtin_data() -> dict[str, Any]:
-    text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
+    text = BUILTIN.read_text("utf-8")
     data = yamlsafe.load(text)
     assert isinstance(data, dict)
     return data
