@@ -1,6 +1,6 @@
 """Benchmark the CLI as agents use it: one process per call, CPU seconds beside wall time.
 
-    python bench/bench_cli.py [--runs 7]
+    python bench/bench_cli.py [--runs 7] [--tamis "python /path/to/other/tamis-script"]
 
 Every figure is the median of several runs of a fresh process, CPU = user + sys of that
 process (from ``wait4``), measured in the same run as its comparators:
@@ -71,9 +71,11 @@ def line(label: str, samples: list[tuple[float, float, int]], note: str = "") ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--tamis", help="the tamis command to measure, split on spaces"
+                        " (default: the console script beside this Python)")
     args = parser.parse_args()
     answer = json.loads(FIXTURE.read_text())
-    tamis = tamis_command()
+    tamis = args.tamis.split() if args.tamis else tamis_command()
     with LoopbackServer() as server, tempfile.TemporaryDirectory() as tmp:
         server.route("/search", Reply(json=answer))
         base_env = {k: v for k, v in os.environ.items()

@@ -41,8 +41,10 @@ def _table() -> tuple[frozenset[str], frozenset[str]]:
     """(rules, every trie node): read once, on the first lookup."""
     text = TABLE.read_text("utf-8")
     rules_text, _, others = text.partition(f"\n{NOT_RULES}\n")
-    rules = frozenset(line for line in rules_text.split("\n") if line and line[:2] != "//")
-    return rules, rules | frozenset(line for line in others.split("\n") if line)
+    lines = rules_text.split("\n")
+    comments = {line for line in lines[:10] if line[:2] == "//"} | {""}  # the header
+    rules = frozenset(lines).difference(comments)
+    return rules, rules | frozenset(others.split("\n")).difference(comments)
 
 
 def _host(url: str) -> str:
