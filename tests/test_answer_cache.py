@@ -193,3 +193,13 @@ def test_only_reproducible_answers_are_storable() -> None:
     assert not answers.storable({**ok, "results": [{"extraction": "failed:ReadTimeout"}]},
                                 ["ok"], True, [])
     assert not answers.storable(ok, [], True, [])
+
+
+def test_a_stored_answer_this_version_cannot_read_is_a_miss(searxng: LoopbackServer) -> None:
+    store = MemoryStore()
+    layer = Tamis(config(searxng), store=store)
+    key = layer.answer_key(QUERY, extract=False, explain=False)
+    assert key is not None
+    answers.put(store, key, {"lines": [], "status": "ok", "unknown": "shape"}, 60)
+    response = run(layer, extract=False)
+    assert response.status == "ok" and len(searxng.seen) == 1

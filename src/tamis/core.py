@@ -149,7 +149,10 @@ class Tamis:
         if key is not None:
             stored = answer_cache.get(self.store, key)
             if stored is not None:
-                return SearchResponse.model_validate(stored)
+                try:
+                    return SearchResponse.model_validate(stored)
+                except ValueError:  # not an answer this version can read: search again
+                    pass
         response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is not None:

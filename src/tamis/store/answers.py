@@ -36,7 +36,9 @@ def digest(material: Any) -> str:
 
 def answer_key(config_hash: str, request: dict[str, Any], options: dict[str, Any]) -> str:
     """``request``: the query and the parameters given (none left at their default)."""
-    return digest([KEY_VERSION, config_hash, request, options])
+    from tamis import __version__
+
+    return digest([KEY_VERSION, __version__, config_hash, request, options])
 
 
 def get(store: Store, key: str) -> dict[str, Any] | None:
