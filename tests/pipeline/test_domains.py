@@ -112,7 +112,7 @@ LABEL = st.one_of(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=3000, deadline=None, database=None)
 @given(st.lists(LABEL, min_size=1, max_size=5))
 def test_random_hosts_split_as_tldextract_splits_them(labels: list[str]) -> None:
     host = ".".join(labels)
