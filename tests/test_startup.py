@@ -152,10 +152,12 @@ def test_a_cli_repeat_prints_the_first_answer_from_the_store(
         expected = first.stdout.replace('"cached": false', '"cached": true')
         assert '"cached": false' in first.stdout
         assert again.stdout == expected  # byte for byte, timings included
-        markdown, _ = cli(["search", *args, "--format", "markdown", query], env)
+        markdown, modules = cli(["search", *args, "--format", "markdown", query], env)
+        assert "tamis.core" not in modules and len(searxng.seen) == asked
         direct, _ = cli(["search", *args, "--format", "markdown", query],
                         environment(tmp_path, searxng, "fresh-" + "-".join(args) + query))
         assert markdown.stdout.split("\n", 3)[3] == direct.stdout.split("\n", 3)[3]
+        assert markdown.stdout.split("\n", 3)[:2] == direct.stdout.split("\n", 3)[:2]
 
 
 def test_a_changed_config_file_or_environment_is_not_the_stored_answer(

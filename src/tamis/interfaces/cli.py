@@ -114,10 +114,15 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
         given["max_results"] = max_results
     found = cli_cache.lookup(config_path, {**given, "query": query.strip()}, {
         "extract": not no_extract, "explain": explain, "max_results": None, "budget": None})
-    if found.answer is not None and fmt == "json":  # a repeat: no search core imported
-        from tamis.interfaces.render import answer_json
+    if found.answer is not None:  # a repeat: the search core is not even imported
+        from tamis.interfaces.render import answer_json, response_markdown
 
-        click.echo(answer_json(found.answer))
+        if fmt == "json":
+            click.echo(answer_json(found.answer))
+        else:
+            from tamis.models import SearchResponse
+
+            click.echo(response_markdown(SearchResponse.model_validate(found.answer)), nl=False)
         sys.exit({"ok": 0, "no_results": 1}.get(found.answer.get("status"), 2))
 
     import asyncio
