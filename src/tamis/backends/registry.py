@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from tamis.backends.base import Adapter
 from tamis.errors import ConfigError
 from tamis.policy.schema import LineConfig
+from tamis.redact import value_problem
 
 if TYPE_CHECKING:
     from tamis.policy.schema import Config
@@ -85,6 +86,25 @@ def make_adapters(config: Config) -> list[Adapter]:
     return [make_adapter(line, max_results=config.max_results, max_chars=config.max_chars,
                          pool_strategy=config.pool_strategy)
             for line in config.backends if line.enabled]
+
+
+def key_variables(config: Config) -> list[str]:
+    """Every environment variable a config may read a key from (names only)."""
+    names = [name for adapter in make_adapters(config) for name in adapter.key_envs()]
+    if config.extraction.firecrawl.api_key_env:
+        names.append(config.extraction.firecrawl.api_key_env)
+    return list(dict.fromkeys(names))
+
+
+def check_key_values(config: Config, env: Mapping[str, str]) -> None:
+    """Refuse a key that cannot be sent (a line break, a control character, whitespace
+    around it) before anything runs: the error names the variable, never its value."""
+    for name in key_variables(config):
+        value = env.get(name)
+        problem = value_problem(value) if value else None
+        if problem:
+            raise ConfigError(f"environment variable {name}: {problem}; set it to the key"
+                              " alone, with no line break or space around it")
 
 
 def lines_from_environment(env: Mapping[str, str]) -> list[LineConfig]:

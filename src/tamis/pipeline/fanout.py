@@ -35,7 +35,6 @@ import json
 import logging
 import os
 import random
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +45,7 @@ import httpx
 from tamis.backends.base import Adapter, AnswerError, Parsed
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.models import LineAnswer, Note, RawHit, SearchRequest
+from tamis.redact import scrub
 from tamis.store.base import MemoryStore, Store
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
@@ -79,21 +79,8 @@ class FanoutContext:
 
 
 # -- secrets -----------------------------------------------------------------------------
-_URL_QUERY = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s?#'\"<>]*)\?[^\s'\"<>]*")
-_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"<>]+@")
-
-
-def scrub(text: str, secrets: list[str]) -> str:
-    """Remove every secret from a message before it is shown anywhere.
-
-    Also cuts the query string and the user:password part off any URL in the text, where
-    keys hide when a library quotes the request it failed on.
-    """
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, "***")
-    text = _URL_QUERY.sub(r"\1?…", text)
-    return _USERINFO.sub(r"\1***@", text)
+# ``scrub`` is the one redaction mechanism (tamis.redact); re-exported here for the stages
+# that import it from the fan-out.
 
 
 def describe_error(exc: BaseException, secrets: list[str]) -> str:

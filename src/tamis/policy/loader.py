@@ -176,4 +176,7 @@ def load_config(
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
     if not user_has_backends and not config.backends:
         config = config.model_copy(update={"backends": zero_config_backends(env)})
+    from tamis.backends.registry import check_key_values
+
+    check_key_values(config, os.environ if env is None else env)
     return LoadedConfig(config=config, source=source)
