@@ -35,6 +35,50 @@ def looks_like_secret(value: str) -> bool:
     return "_" not in value and len(value) >= 20 and any(c.isdigit() for c in value)
 
 
+# In free text (a URL, a parameter), a key is a token with a provider prefix, a long run of
+# letters and digits (hex, base62), or a UUID; or any value under a key-like name.
+_KEY_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:(?:tvly|fc|sk|pk|exa|xoxb)-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{8,}"
+    r"|BSA[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{16,}"
+    r"|AIza[A-Za-z0-9_-]{16,}|(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{20,}"
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    r"(?![A-Za-z0-9])")
+KEY_NAMES = frozenset({"key", "apikey", "api_key", "api-key", "x-api-key", "token",
+                       "access_token", "auth", "authorization", "secret", "client_secret",
+                       "password", "passwd", "subscription-token", "x-subscription-token"})
+
+
+def key_in_text(value: str) -> bool:
+    """True when free text (a URL, a parameter value) holds something shaped like a key."""
+    return bool(_KEY_TOKEN.search(value))
+
+
+def key_in_url(url: str) -> str | None:
+    """Where a URL carries a key (its password, a key-named parameter, a key-shaped part),
+    or None. Never quotes the key."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return None
+    if password:
+        return "a password in the URL"
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if value and name.lower() in KEY_NAMES:
+            return f"a value for the parameter {name!r}"
+    if key_in_text(url):
+        return "a key-shaped part"
+    return None
+
+
+def key_refusal(where: str) -> ValueError:
+    return ValueError(
+        f"holds what looks like an API key ({where}); put the key in an environment variable"
+        " and name the variable in api_key_env or credentials (keys travel only in headers)")
+
+
 def check_env_name(value: str) -> str:
     if looks_like_secret(value):
         # Never echo the value: it may be a real key.
@@ -78,6 +122,33 @@ class LineConfig(Strict):
     @classmethod
     def _env_names(cls, v: list[str]) -> list[str]:
         return [check_env_name(x) for x in v]
+
+    @field_validator("name", "type", "search_path", "query_param", "count_param")
+    @classmethod
+    def _no_key_in_text(cls, v: str | None) -> str | None:
+        if v is not None and key_in_text(v):
+            raise key_refusal("a key-shaped value")
+        return v
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_key_in_url(cls, v: str | None) -> str | None:
+        where = key_in_url(v) if v is not None else None
+        if where:
+            raise key_refusal(where)
+        return v
+
+    @field_validator("params")
+    @classmethod
+    def _no_key_in_params(cls, v: dict[str, str | int | float | bool]
+                          ) -> dict[str, str | int | float | bool]:
+        for name, value in v.items():
+            if name.lower() in KEY_NAMES and value not in ("", None, False):
+                raise key_refusal(f"the parameter {name!r}")
+            if key_in_text(name) or (isinstance(value, str) and key_in_text(value)):
+                raise key_refusal(f"the parameter {name!r}" if not key_in_text(name)
+                                  else "a parameter name")
+        return v
 
     def key_envs(self) -> list[str]:
         """Every environment variable name this line may read a key from, in pool order."""
