@@ -42,7 +42,7 @@ from typing import Any
 
 import httpx
 
-from tamis.backends.base import Adapter, AnswerError, Parsed
+from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.models import LineAnswer, Note, RawHit, SearchRequest
 from tamis.redact import scrub
@@ -301,7 +301,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
 
     def answer(status: str, hits: list[RawHit] | None = None, *, cached: bool = False,
                extra: list[Note] | None = None) -> LineAnswer:
-        notes = [*run.notes, *(extra or [])]
+        notes = [clean_model(n) for n in [*run.notes, *(extra or [])]]
         if store.error:
             notes.append(Note(source=adapter.name, kind="info",
                               message=f"store unavailable ({store.error}): cache and key"
@@ -347,6 +347,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         message = f"unexpected {describe_error(exc, run.secrets)}"
         return stale_or("failed", Note(source=adapter.name, kind="line_failed",
                                        message=message))
+    parsed = sanitised(parsed)
     if use_cache:
         _cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
     extra = list(parsed.notes)
@@ -377,6 +378,7 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
             answers.append(task.result())
             continue
         log.info("line %s: no answer within the %g s deadline", adapter.name, ctx.timeout)
+        run.notes = [clean_model(n) for n in run.notes]
         late = Note(source=adapter.name, kind="line_timeout",
                     message=f"no answer within the {ctx.timeout:g} s deadline; the other"
                             " lines' answers are kept")
