@@ -20,7 +20,11 @@ Per line, in order:
    when they rest). A key that fails with 401/403/429/5xx or a connection error rests and
    the request fails over to the next key, inside the same request. A line with no key
    retries once after a transient failure (5xx, connection error) when the deadline allows.
-3. Parse: the adapter reads the answer into hits with provenance labels.
+3. Read: the body is streamed and decompressed chunk by chunk, and refused past
+   ``MAX_ANSWER_BYTES`` (8 MB) after decompression, so a huge answer or a gzip bomb costs a
+   few chunks of memory, not gigabytes; the deadline holds while reading.
+4. Parse: the adapter reads the answer into hits with provenance labels; every string of
+   it is made UTF-8-encodable (lone surrogates become U+FFFD) before it is cached or used.
 
 Secrets: keys travel only in request headers. Every message that reaches a note, a log or
 an exception text is scrubbed of the key values and of URL query strings, and request
@@ -53,6 +57,7 @@ CACHE_NAMESPACE = "answers"
 STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
+MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
 
 log = logging.getLogger("tamis.fanout")
 
@@ -76,6 +81,7 @@ class FanoutContext:
     pool_strategy: str = "fill_first"
     now: Callable[[], float] = time.time
     rng: random.Random | None = None
+    max_answer_bytes: int = MAX_ANSWER_BYTES
 
 
 # -- secrets -----------------------------------------------------------------------------
@@ -196,6 +202,19 @@ class _Run:
     stale: Cached | None = None
 
 
+async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+    """The answer's body after decompression, refused past ``cap`` bytes (read chunk by
+    chunk, so a huge or gzip-inflating answer stops at the cap instead of filling memory)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise AnswerError(f"answer larger than {cap} bytes (after decompression): refused")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _remaining(deadline: float | None) -> float | None:
     if deadline is None:
         return None
@@ -208,23 +227,30 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     headers = {"User-Agent": USER_AGENT, **spec.headers}
     remaining = _remaining(deadline)
     try:
-        response = await ctx.client.request(
+        outgoing = ctx.client.build_request(
             spec.method, spec.url, params=spec.params, json=spec.json, headers=headers,
             timeout=httpx.Timeout(remaining) if remaining is not None else httpx.USE_CLIENT_DEFAULT,
         )
+        response = await ctx.client.send(outgoing, stream=True)
+        try:
+            adapter.check_status(response)
+            body = await _read_capped(response, ctx.max_answer_bytes)
+        finally:
+            await response.aclose()
     except httpx.TimeoutException as exc:
         raise AnswerError(f"timed out ({type(exc).__name__})",
                           rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
     except httpx.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
         raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}") from None
+    except httpx.DecodingError as exc:
+        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}") from None
     except httpx.TransportError as exc:
         raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
                           rest_key=True) from None
     except httpx.HTTPError as exc:
         raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}") from None
-    adapter.check_status(response)
     try:
-        payload = response.json()
+        payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
         kind = response.headers.get("content-type", "unknown type").split(";")[0]
         raise AnswerError(f"answered {kind}, not JSON") from None
