@@ -141,3 +141,21 @@ def test_ordinary_params_and_urls_are_not_mistaken_for_keys(tmp_path: Path) -> N
                  "  - name: mine\n    base_url: https://search.example.net/v1/api?lang=en\n"
                  "    search_path: /api/search\n")
     assert [b.name for b in load_config(path).config.backends] == ["searxng", "mine"]
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("extraction:\n  max_bytes: 9223372036854775808\n", "extraction.max_bytes"),
+    ("extraction:\n  total_chars: 100000000000000000000\n", "extraction.total_chars"),
+    ("timeout: .inf\n", "timeout"),
+    ("serve:\n  max_body_bytes: 1e30\n", "serve.max_body_bytes"),
+    ("policy:\n  ranking:\n    demote_penalty: 1.0e+300\n", "policy.ranking.demote_penalty"),
+    ("cache:\n  ttl_seconds: 1.0e+20\n", "cache.ttl_seconds"),
+    ("backends:\n  - name: ddgs\n    params: {timeout: 99999999999999}\n",
+     "backends[ddgs].params"),
+    ("backends:\n  - name: ddgs\n    weight: .nan\n", "backends[ddgs].weight"),
+])
+def test_every_number_is_bounded(tmp_path: Path, text: str, key: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert f"key '{key}': " in str(err.value)

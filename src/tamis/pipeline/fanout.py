@@ -264,7 +264,9 @@ async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
         return await _request_once(adapter, request, ctx, None, deadline, run)
     except AnswerError as exc:
         left = _remaining(deadline)
-        transient = exc.rest_key  # 5xx or a connection error: worth one more try
+        # Only a server error (5xx) or a connection error is worth one more try; a refusal
+        # (401, 403) or a rate limit (429) would only be refused again.
+        transient = exc.rest_key and (exc.status is None or exc.status >= 500)
         if not transient or (left is not None and left < RETRY_MIN_LEFT + RETRY_AFTER):
             raise
         await asyncio.sleep(RETRY_AFTER)

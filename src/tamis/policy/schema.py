@@ -6,8 +6,9 @@ Defaults live in ``default.yaml`` beside this file, not here: the YAML is the po
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -18,8 +19,32 @@ ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 SECRET_PREFIXES = ("tvly-", "fc-", "sk-", "pk-", "exa-", "ghp_", "gho_", "xoxb-", "AIza")
 
 
+# No number in the config may exceed this (nor be inf or nan): a value past what tamis can
+# use (``max_bytes: 1e20``) is a mistake to report at load, not an OverflowError at search.
+NUMBER_LIMIT = 1_000_000_000
+
+
+def bounded_number(value: Any) -> Any:
+    """Check every number of a field (inside lists and mappings too)."""
+    items = (value.values() if isinstance(value, dict) else value
+             if isinstance(value, list) else (value,))
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | float):
+            continue
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("must be a finite number")
+        if abs(item) > NUMBER_LIMIT:
+            raise ValueError(f"must be between -{NUMBER_LIMIT} and {NUMBER_LIMIT}")
+    return value
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _bounded(cls, value: Any) -> Any:
+        return bounded_number(value)
 
 
 def looks_like_secret(value: str) -> bool:
