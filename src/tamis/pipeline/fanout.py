@@ -9,8 +9,9 @@ failed is reported with a note; no line stops the rest.
 
 Per line, in order:
 
-1. Cache: the parsed answer of the same (line, adapter type, endpoint, query, parameters,
-   count) within ``cache_ttl`` seconds is returned without asking (``cached: true``).
+1. Cache: the parsed answer of the same (line settings including ``params``, adapter
+   type, endpoint, query, parameters, count) within ``cache_ttl`` seconds is returned
+   without asking (``cached: true``).
    Only ok and empty answers are cached, never failures. ``cache_ttl`` 0 disables it.
    An answer older than ``cache_ttl`` but younger than ``STALE_SECONDS`` is kept aside: when
    the line then fails or misses the deadline, that stale answer is used instead, with a
@@ -141,11 +142,18 @@ class GuardedStore:
 
 
 # -- cache -------------------------------------------------------------------------------------
+# Line settings that never change what the backend is asked.
+_NOT_IN_REQUEST = frozenset({"weight", "required", "enabled", "pool_strategy"})
+
+
 def cache_key(adapter: Adapter, request: SearchRequest) -> str:
-    """Hash of line name, adapter type, endpoint, query, parameters and requested count."""
+    """Hash of everything that changes the request: the line's settings (name, type,
+    base_url, path, params, method, fields, auth style, key variable NAMES), the endpoint,
+    the query, the request parameters and the requested count."""
+    line = adapter.line.model_dump(mode="json", exclude=set(_NOT_IN_REQUEST))
     material = json.dumps(
         [adapter.name, adapter.type, adapter.endpoint(), request.query,
-         request.cache_params(), adapter.count(request)],
+         request.cache_params(), adapter.count(request), line],
         sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
