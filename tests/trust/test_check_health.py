@@ -231,10 +231,11 @@ def test_a_line_that_answers_only_on_a_retry_warns(tmp_path: Path) -> None:
 
 def test_disabled_lines_are_listed_not_asked(tmp_path: Path, api) -> None:
     server, fake = api
-    config = write_config(tmp_path, api_line(server.url) + "    enabled: false\n")
+    config = write_config(tmp_path, api_line(server.url) + "    enabled: false\n"
+                          + api_line(server.url, name="other"))
     result = invoke(["check", "--config", str(config), "--no-guard", "--json"], env=KEY_ENV)
     assert line(report_of(result), "acme")["verdict"] == "skipped"
-    assert fake.seen == [] and result.exit_code == 0
+    assert len(fake.seen) == 1 and result.exit_code == 0  # only the enabled line was asked
 
 
 def test_config_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:

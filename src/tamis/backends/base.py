@@ -15,6 +15,7 @@ a header via ``auth_headers``); messages an adapter raises never contain one.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -140,6 +141,14 @@ class Adapter:
             return self.search_url()
         except AnswerError:
             return "(no base_url)"
+
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        """What stops this line from ever working, found without a network call:
+        ``(config key, message)`` pairs, checked when the config is loaded."""
+        if self.speaks_http and not (self.line.base_url or self.default_base_url):
+            return [("base_url", f"missing: a {self.type} line has no default endpoint; give"
+                                 " its base_url (e.g. https://search.example.net)")]
+        return []
 
     def count(self, request: SearchRequest) -> int:
         """How many results to ask the provider for."""

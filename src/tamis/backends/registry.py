@@ -88,6 +88,31 @@ def make_adapters(config: Config) -> list[Adapter]:
             for line in config.backends if line.enabled]
 
 
+def line_problems(config: Config, env: Mapping[str, str]
+                  ) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every line mistake found without a network call, as (config location, message):
+    an unknown type, contradictory keys, an enabled line missing what it needs."""
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    for index, line in enumerate(config.backends):
+        kind = adapter_type(line)
+        if kind not in ADAPTERS:
+            known = ", ".join(sorted(ADAPTERS))
+            problems.append((("backends", index, "type"),
+                             f"unknown type {kind!r} (known: {known})"))
+            continue
+        try:
+            adapter = make_adapter(line, max_results=config.max_results,
+                                   max_chars=config.max_chars)
+        except ConfigError as exc:
+            message = str(exc).removeprefix(f"backend {line.name!r}: ")
+            problems.append((("backends", index), message))
+            continue
+        if line.enabled:
+            problems += [(("backends", index, key), message)
+                         for key, message in adapter.config_problems(env)]
+    return problems
+
+
 def key_variables(config: Config) -> list[str]:
     """Every environment variable a config may read a key from (names only)."""
     names = [name for adapter in make_adapters(config) for name in adapter.key_envs()]

@@ -18,6 +18,7 @@ Provenance: each result's ``engines`` and ``positions`` (not only ``engine``), l
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -42,6 +43,12 @@ class SearXNG(Adapter):
         if not url:
             raise AnswerError("no base_url configured and SEARXNG_URL is not set")
         return url.rstrip("/")
+
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        if not (self.line.base_url or env.get("SEARXNG_URL")):
+            return [("base_url", "missing, and SEARXNG_URL is not set: give the instance's"
+                                 " URL (e.g. base_url: http://127.0.0.1:8888)")]
+        return []
 
     def key_envs(self) -> list[str]:
         return self.line.key_envs()  # a proxy in front of SearXNG may want one; none by default

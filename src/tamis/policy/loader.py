@@ -176,7 +176,29 @@ def load_config(
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
     if not user_has_backends and not config.backends:
         config = config.model_copy(update={"backends": zero_config_backends(env)})
+    problem = _usability_problem(config, user_has_backends, os.environ if env is None else env)
+    if problem is not None:
+        loc, message = problem
+        raise ConfigError(_format_error({"loc": loc, "msg": message}, source, lines, data))
     from tamis.backends.registry import check_key_values
 
     check_key_values(config, os.environ if env is None else env)
     return LoadedConfig(config=config, source=source)
+
+
+def _usability_problem(config: Config, user_has_backends: bool, env: Mapping[str, str]
+                       ) -> tuple[tuple[Any, ...], str] | None:
+    """The first mistake that would make every search fail, found without a network call."""
+    from tamis.backends.registry import line_problems
+
+    problems = line_problems(config, env)
+    if problems:
+        return problems[0]
+    enabled = [line for line in config.backends if line.enabled]
+    if user_has_backends and not enabled:
+        return ("backends",), ("no enabled line: name at least one backend, or remove"
+                               " 'backends' to use the lines of the environment")
+    if config.min_backends > len(enabled):
+        return ("min_backends",), (f"is {config.min_backends} but only {len(enabled)} line(s)"
+                                   " are enabled: no search could ever succeed")
+    return None

@@ -104,6 +104,37 @@ def key_refusal(where: str) -> ValueError:
         " and name the variable in api_key_env or credentials (keys travel only in headers)")
 
 
+def url_problem(url: str, schemes: tuple[str, ...] = ("http", "https")) -> str | None:
+    """What makes a URL unusable, checked without a network call, or None. Never quotes
+    the URL (it may carry a key)."""
+    from urllib.parse import urlsplit
+
+    wanted = " or ".join(f"{s}://" for s in schemes)
+    if not url.strip() or any(c.isspace() for c in url):
+        return "must be a URL without spaces"
+    if "://" not in url:
+        return f"needs a scheme: start it with {wanted} (e.g. http://127.0.0.1:8888)"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "has a bad port: it must be a number from 1 to 65535"
+    if parts.scheme.lower() not in schemes:
+        return f"scheme {parts.scheme[:20]!r} is not supported: use {wanted}"
+    if not parts.hostname:
+        return "has no host"
+    if port == 0:
+        return "has a bad port: it must be a number from 1 to 65535"
+    return None
+
+
+def check_url(value: str | None, schemes: tuple[str, ...] = ("http", "https")) -> str | None:
+    problem = url_problem(value, schemes) if value is not None else None
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 def check_env_name(value: str) -> str:
     if looks_like_secret(value):
         # Never echo the value: it may be a real key.
@@ -161,7 +192,29 @@ class LineConfig(Strict):
         where = key_in_url(v) if v is not None else None
         if where:
             raise key_refusal(where)
+        return check_url(v)
+
+    @field_validator("search_path")
+    @classmethod
+    def _path_only(cls, v: str | None) -> str | None:
+        if v is not None and ("://" in v or any(c.isspace() for c in v)):
+            raise ValueError("must be a path such as /search, not a URL (the host goes in"
+                             " base_url)")
         return v
+
+    @field_validator("query_param")
+    @classmethod
+    def _named(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("must name the field the query goes in (e.g. q)")
+        return v
+
+    @model_validator(mode="after")
+    def _required_is_enabled(self) -> LineConfig:
+        if self.required and not self.enabled:
+            raise ValueError("a line cannot be both required and enabled: false (a search"
+                             " would always fail); drop one of them")
+        return self
 
     @field_validator("params")
     @classmethod
@@ -194,6 +247,13 @@ class StoreConfig(Strict):
         default=None,
         description="null: SQLite in the user cache dir; a file path (SQLite); redis://...",
     )
+
+    @field_validator("url")
+    @classmethod
+    def _store_url(cls, v: str | None) -> str | None:
+        if v and "://" in v and not v.startswith("unix://"):
+            return check_url(v, ("redis", "rediss"))
+        return v
 
 
 class NonAnswer(Strict):
@@ -250,6 +310,14 @@ class FirecrawlExtraction(Strict):
     base_url: str = "https://api.firecrawl.dev"
     api_key_env: str | None = "FIRECRAWL_API_KEY"
 
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        where = key_in_url(v)
+        if where:
+            raise key_refusal(where)
+        return check_url(v) or v
+
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, v: str | None) -> str | None:
@@ -275,6 +343,13 @@ class QualityConfig(Strict):
     queries: list[str] = Field(default_factory=list)
     top_n: int = Field(default=3, ge=1)
     banned_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("queries")
+    @classmethod
+    def _not_blank(cls, v: list[str]) -> list[str]:
+        if any(not q.strip() for q in v):
+            raise ValueError("a query cannot be empty")
+        return v
 
 
 class ServeConfig(Strict):
