@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tamis.backends.base import Adapter
 from tamis.errors import ConfigError
-from tamis.policy.schema import LineConfig
+from tamis.policy.schema import LineConfig, url_problem
 from tamis.redact import value_problem
 
 if TYPE_CHECKING:
@@ -134,6 +134,10 @@ def check_key_values(config: Config, env: Mapping[str, str]) -> None:
 
 def lines_from_environment(env: Mapping[str, str]) -> list[LineConfig]:
     """Zero-config lines: one per backend whose environment variable is set (see above)."""
+    for variable in ("SEARXNG_URL", "FIRECRAWL_URL"):
+        problem = url_problem(env[variable]) if env.get(variable) else None
+        if problem:  # the URL itself is never echoed: it may carry a password
+            raise ConfigError(f"environment variable {variable}: {problem}")
     lines: list[LineConfig] = []
     if env.get("SEARXNG_URL"):
         lines.append(LineConfig(name="searxng", base_url=env["SEARXNG_URL"]))

@@ -4,7 +4,8 @@ Config::
 
     backends:
       - name: searxng            # or any name, with type: searxng
-        base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL
+        base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL; a URL ending in /search
+                                          # (the search page) is read as the instance
         params: {engines: "bing,brave"}   # optional fixed parameters
 
 No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
@@ -42,7 +43,10 @@ class SearXNG(Adapter):
         url = self.line.base_url or os.environ.get("SEARXNG_URL")
         if not url:
             raise AnswerError("no base_url configured and SEARXNG_URL is not set")
-        return url.rstrip("/")
+        url = url.rstrip("/")
+        if self.line.search_path is None and url.endswith("/search"):
+            url = url.removesuffix("/search")  # the search page's URL, pasted as the instance's
+        return url
 
     def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
         if not (self.line.base_url or env.get("SEARXNG_URL")):

@@ -123,10 +123,28 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     click.echo(response_json(response) if fmt == "json" else response_markdown(response),
                nl=fmt == "json")
     if response.status == "failed":
-        reasons = "; ".join(n.message for n in response.notes
-                            if n.kind in ("line_failed", "line_timeout", "info"))
-        click.echo(f"error: the search could not run: {reasons}", err=True)
+        click.echo(f"error: {failure_message(response)}", err=True)
     sys.exit(response.exit_code)
+
+
+LINE_FAILURES = ("line_failed", "line_timeout", "no_usable_key")
+
+
+def failure_message(response: Any) -> str:
+    """Why a search failed, in one line: each line that answered nothing, and why."""
+    answered = [x for x in response.lines if x.status in ("ok", "empty")]
+    why = {x.line: "; ".join(n.message for n in response.notes
+                             if n.source == x.line and n.kind in LINE_FAILURES) or x.status
+           for x in response.lines if x.status not in ("ok", "empty")}
+    if not answered:
+        if not response.lines:
+            return "the search could not run: no backends configured"
+        lines = "; ".join(f"line {name!r}: {reason}" for name, reason in why.items())
+        return f"the search could not run: no line could be reached ({lines})"
+    reasons = "; ".join(n.message for n in response.notes if n.kind == "info"
+                        and n.source not in why) or "see the notes"
+    failed = "".join(f"; line {name!r}: {reason}" for name, reason in why.items())
+    return f"the search could not run: {reasons}{failed}"
 
 
 @cli.command("explain-url")

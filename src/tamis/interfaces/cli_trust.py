@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli import friendly_errors
+from tamis.interfaces.cli import failure_message, friendly_errors
 
 CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
                " built-in).")
@@ -179,7 +179,5 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
         print_comparison(comparison, response, returned=config.max_results,
                          config=loaded.source)
     if response.status == "failed":
-        reasons = "; ".join(n.message for n in response.notes
-                            if n.kind in ("line_failed", "line_timeout", "info"))
-        click.echo(f"error: the search could not run: {reasons}", err=True)
+        click.echo(f"error: {failure_message(response)}", err=True)
     sys.exit(response.exit_code)
