@@ -51,11 +51,16 @@ def friendly_errors(func: F) -> F:
         from tamis.errors import TamisError
 
         try:
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here, where it is handled
         except TamisError as exc:
             fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            closed_pipe()
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:
@@ -216,6 +221,7 @@ def config_check(file: str | None, as_json: bool) -> None:
 
 
 @cli.command()
+@friendly_errors
 def schema() -> None:
     """Print the JSON Schema of the search answer (docs/schema.json is this output)."""
     from tamis.models import response_schema
@@ -223,8 +229,32 @@ def schema() -> None:
     click.echo(json.dumps(response_schema(), indent=2))
 
 
+def closed_pipe() -> None:
+    """The reader of our output went away (``tamis check | head``): not an error. Stop
+    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
 def main() -> None:
-    cli(prog_name="tamis")
+    """Every usage error (missing argument, bad option value, unknown command) is one
+    ``error:`` line and exit 2, like every other error; never click's three-line usage."""
+    try:
+        code = cli.main(prog_name="tamis", standalone_mode=False)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "tamis"
+        fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code)
+    except click.ClickException as exc:
+        fail(exc.format_message(), exc.exit_code)
+    except click.exceptions.Abort:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        closed_pipe()
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

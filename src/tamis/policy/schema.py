@@ -380,6 +380,27 @@ class Config(Strict):
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    dupes: dict[str, Any] | None = Field(
+        default=None, description="`tamis dupes` settings (docs/dupes.md), checked by its schema")
+
+    @field_validator("dupes")
+    @classmethod
+    def _dupes_section(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return v
+        from pydantic import ValidationError
+
+        from tamis.dupes.config import DupesConfig
+
+        try:
+            DupesConfig.model_validate(v)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in err["loc"])
+            what = ("unknown setting" if err["type"] == "extra_forbidden"
+                    else str(err["msg"]).removeprefix("Value error, "))
+            raise ValueError(f"{where}: {what}" if where else what) from None
+        return v
 
     @model_validator(mode="after")
     def _unique_line_names(self) -> Config:
