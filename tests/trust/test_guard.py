@@ -99,7 +99,12 @@ def test_no_queries_configured_skips_the_guard(tmp_path: Path) -> None:
     result = invoke(["check", "--config", str(config), "--guard-only", "--json"])
     report = report_of(result)
     assert report["guard"]["skipped"].startswith("no quality.queries")
-    assert result.exit_code == 0
+    # A skipped guard checked nothing: not a pass, and its own exit code.
+    assert report["verdict"] == "INCOMPLETE" and result.exit_code == 3
+    assert report["incomplete"] == [
+        "ranking-quality guard skipped: no quality.queries in the config (set them, or give"
+        " --query)"]
+    assert result.stderr.strip().splitlines()[-1] == "VERDICT: INCOMPLETE"
 
 
 def _response(hosts: list[tuple[str, str]]) -> SearchResponse:

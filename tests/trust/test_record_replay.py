@@ -91,7 +91,12 @@ def test_record_then_replay_is_identical_without_network(
     replay_report = report_of(replayed)
     assert replay_report["mode"] == "replay"
     assert replay_report["guard"] == record_report["guard"]
-    assert replayed.exit_code == recording.exit_code == 0
+    # The "down" line answered nothing to either query: not checked, so not a pass.
+    assert replayed.exit_code == recording.exit_code == 3
+    assert replay_report["verdict"] == record_report["verdict"] == "INCOMPLETE"
+    assert replay_report["failures"] == []
+    assert all(r.startswith("line down: answered nothing to the guard query")
+               for r in replay_report["incomplete"])
 
     offline = replay_config(config, check_folder(rec))
     for query, (response, _answers) in live.items():
