@@ -17,7 +17,7 @@ import base64
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote, quote_plus
 
 MASK = "***"
@@ -79,6 +79,21 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
             text = text.replace(form, MASK)
     text = _URL_QUERY.sub(r"\1?…", text)
     return _USERINFO.sub(r"\1***@", text)
+
+
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_\d+)?$|^KEY_", re.I)
+
+
+def environment_secrets(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
+    """Values of the variables named (key variables of a config) and of every variable
+    whose name says it holds a secret (``*_API_KEY``, ``*_TOKEN``...), for scrubbing text
+    whose origin is unknown (an unexpected error). Values under 8 characters are only
+    taken when named."""
+    named = {n for n in names if env.get(n)}
+    out = [env[n] for n in named]
+    out += [v for n, v in env.items()
+            if n not in named and v and len(v.strip()) >= 8 and SECRET_NAME.search(n)]
+    return out
 
 
 def value_problem(value: str) -> str | None:

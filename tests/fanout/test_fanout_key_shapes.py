@@ -131,3 +131,44 @@ def test_fanout_note_from_a_quoted_header_is_masked(server, run) -> None:
     assert CORE not in scrub(message, [value])
     answers = run([adapter], "q", env={"TAVILY_API_KEY": value})
     assert answers[0].status == "no_key" and CORE not in answers[0].model_dump_json()
+
+
+def test_a_rest_written_with_a_key_in_its_reason_is_shown_scrubbed(tmp_path: Path) -> None:
+    """A store written by an older version may hold a rest reason quoting the key."""
+    import time
+
+    from tamis.backends.keys import REST_NAMESPACE, rest_store_key
+    from tamis.store.sqlite import SQLiteStore
+
+    value = "tvly-OLDLEAKaaaa1111bbbb"
+    store_path = tmp_path / "store.sqlite3"
+    store = SQLiteStore(store_path)
+    quoted = ("Bearer " + value + "\n").encode()
+    reason = f"cannot connect: LocalProtocolError: Illegal header value {quoted!r}"
+    store.set(REST_NAMESPACE, rest_store_key("tavily", "TAVILY_API_KEY"),
+              json.dumps({"until": time.time() + 600, "reason": reason}).encode(), ttl=600)
+    store.close()
+    config = tmp_path / "tamis.yaml"
+    config.write_text(f"backends:\n  - name: tavily\nstore: {{url: '{store_path}'}}\n")
+    proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "backends", "--config",
+                           str(config)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "TAVILY_API_KEY": value,
+                               "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "TAVILY_API_KEY set, resting until" in proc.stdout
+    assert value not in proc.stdout + proc.stderr and "OLDLEAK" not in proc.stdout
+
+
+def test_every_error_line_is_scrubbed_of_environment_keys(monkeypatch, capsys) -> None:
+    from tamis.interfaces.cli import fail
+    from tamis.redact import environment_secrets
+
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", "zzSECRETzz-0123456789")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")
+    assert environment_secrets({"SOME_PROVIDER_API_KEY": "zzSECRETzz-0123456789",
+                                "SHORT_TOKEN": "abc", "HOME": "/home/user-0123456789"}) == [
+        "zzSECRETzz-0123456789"]
+    with pytest.raises(SystemExit):
+        fail("internal error: ValueError: bad header b'Bearer zzSECRETzz-0123456789\\n'")
+    err = capsys.readouterr().err
+    assert "zzSECRETzz" not in err and err.startswith("error: internal error")

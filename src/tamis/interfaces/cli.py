@@ -39,6 +39,10 @@ LAZY = {
 
 
 def fail(message: str, code: int = 2) -> None:
+    from tamis.redact import environment_secrets, scrub
+
+    # Whatever the error, no key of the environment reaches the terminal.
+    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
 
