@@ -135,6 +135,16 @@ def check_url(value: str | None, schemes: tuple[str, ...] = ("http", "https")) -
     return value
 
 
+def check_hosts(hosts: list[str]) -> list[str]:
+    """Host lists hold bare host names (``medium.com``): a URL or a path there would never
+    match anything, silently."""
+    for host in hosts:
+        if not host.strip() or "://" in host or "/" in host or any(c.isspace() for c in host):
+            bare = host.split("://", 1)[-1].split("/", 1)[0].strip() or "example.com"
+            raise ValueError(f"{host[:80]!r} is not a bare host name: write {bare[:80]!r}")
+    return hosts
+
+
 def check_env_name(value: str) -> str:
     if looks_like_secret(value):
         # Never echo the value: it may be a real key.
@@ -265,6 +275,11 @@ class NonAnswer(Strict):
     action_keys: list[str] = Field(default_factory=list)
     host_root: Literal["drop", "demote", "keep"] = "drop"
 
+    @field_validator("hosts", "search_hosts")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
+
     @field_validator("path_patterns")
     @classmethod
     def _patterns(cls, v: list[str]) -> list[str]:
@@ -304,6 +319,11 @@ class Policy(Strict):
     ranking: Ranking = Field(default_factory=Ranking)
     source_types: SourceTypes = Field(default_factory=SourceTypes)
     normalise: Normalise = Field(default_factory=Normalise)
+
+    @field_validator("demote_domains", "prefer_domains")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
 
 
 class FirecrawlExtraction(Strict):
@@ -350,6 +370,11 @@ class QualityConfig(Strict):
         if any(not q.strip() for q in v):
             raise ValueError("a query cannot be empty")
         return v
+
+    @field_validator("banned_hosts")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
 
 
 class ServeConfig(Strict):
