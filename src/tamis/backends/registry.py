@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from tamis.backends.base import Adapter
 from tamis.errors import ConfigError
-from tamis.policy.schema import LineConfig, url_problem
+from tamis.policy.checks import url_problem
+from tamis.policy.schema import LineConfig
 from tamis.redact import value_problem
 
 if TYPE_CHECKING:

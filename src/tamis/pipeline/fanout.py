@@ -35,7 +35,6 @@ headers are never logged.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -50,12 +49,21 @@ import httpx
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.models import LineAnswer, Note, RawHit, SearchRequest
+from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-exported
+    CACHE_NAMESPACE,  # noqa: F401
+    STALE_SECONDS,  # noqa: F401
+    Cached,
+    GuardedStore,
+    cache_key,
+    cache_read,
+    cache_write,
+    describe_error,
+    stale_note,
+)
 from tamis.redact import scrub
 from tamis.store.base import MemoryStore, Store
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
-CACHE_NAMESPACE = "answers"
-STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
 MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
@@ -88,112 +96,6 @@ class FanoutContext:
 # -- secrets -----------------------------------------------------------------------------
 # ``scrub`` is the one redaction mechanism (tamis.redact); re-exported here for the stages
 # that import it from the fan-out.
-
-
-def describe_error(exc: BaseException, secrets: list[str]) -> str:
-    """One scrubbed line for an exception: its type and (scrubbed, capped) text."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    text = scrub(text, secrets)[:200]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-# -- store access that never takes a search down --------------------------------------------
-class GuardedStore:
-    """A store wrapper: a failing store reads as empty and ignores writes, once noted."""
-
-    def __init__(self, store: Store, secrets: list[str]) -> None:
-        self.store = store
-        self.secrets = secrets
-        self.error: str | None = None
-
-    def _fail(self, exc: Exception) -> None:
-        if self.error is None:
-            self.error = describe_error(exc, self.secrets)
-            log.warning("store unavailable: %s", self.error)
-
-    def get(self, namespace: str, key: str) -> bytes | None:
-        try:
-            return self.store.get(namespace, key)
-        except Exception as exc:
-            self._fail(exc)
-            return None
-
-    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
-        try:
-            self.store.set(namespace, key, value, ttl)
-        except Exception as exc:
-            self._fail(exc)
-
-    def delete(self, namespace: str, key: str) -> None:
-        try:
-            self.store.delete(namespace, key)
-        except Exception as exc:
-            self._fail(exc)
-
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        try:
-            return self.store.scan(namespace)
-        except Exception as exc:
-            self._fail(exc)
-            return {}
-
-    def close(self) -> None:  # the caller owns the store
-        pass
-
-
-# -- cache -------------------------------------------------------------------------------------
-# Line settings that never change what the backend is asked.
-_NOT_IN_REQUEST = frozenset({"weight", "required", "enabled", "pool_strategy"})
-
-
-def cache_key(adapter: Adapter, request: SearchRequest) -> str:
-    """Hash of everything that changes the request: the line's settings (name, type,
-    base_url, path, params, method, fields, auth style, key variable NAMES), the endpoint,
-    the query, the request parameters and the requested count."""
-    line = adapter.line.model_dump(mode="json", exclude=set(_NOT_IN_REQUEST))
-    material = json.dumps(
-        [adapter.name, adapter.type, adapter.endpoint(), request.query,
-         request.cache_params(), adapter.count(request), line],
-        sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
-
-
-@dataclass
-class Cached:
-    status: str
-    hits: list[RawHit]
-    notes: list[Note]
-    age: float
-
-
-def _cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
-    raw = store.get(CACHE_NAMESPACE, key)
-    if raw is None:
-        return None
-    try:
-        data = json.loads(raw)
-        hits = [RawHit.model_validate(h) for h in data["hits"]]
-        notes = [Note.model_validate(n) for n in data.get("notes", [])]
-        age = max(0.0, now - float(data.get("fetched", now)))
-    except (ValueError, KeyError, TypeError):
-        return None  # an unreadable entry is a miss; it is overwritten on the next answer
-    return Cached("ok" if hits else "empty", hits, notes, age)
-
-
-def _cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
-    value = json.dumps({
-        "hits": [h.model_dump(mode="json") for h in parsed.hits],
-        "notes": [n.model_dump(mode="json") for n in parsed.notes],
-        "fetched": now,
-    }, ensure_ascii=False).encode("utf-8")
-    # Kept past its TTL so that it can stand in for the line when the line fails.
-    store.set(CACHE_NAMESPACE, key, value, ttl=max(ttl, STALE_SECONDS))
-
-
-def stale_note(line: str, cached: Cached, why: str) -> Note:
-    return Note(source=line, kind="cached",
-                message=f"stale answer from cache ({cached.age:.0f} s old) used because the"
-                        f" line {why}")
 
 
 # -- one line ------------------------------------------------------------------------------------
@@ -356,7 +258,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         except AnswerError:  # no endpoint: the line fails below with a clear note
             use_cache = False
     if use_cache:
-        hit = _cache_read(store, key, ctx.now())
+        hit = cache_read(store, key, ctx.now())
         if hit is not None and hit.age <= ctx.cache_ttl:
             return answer(hit.status, hit.hits, cached=True, extra=hit.notes)
         run.stale = hit
@@ -385,7 +287,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
                                        message=message))
     parsed = sanitised(parsed)
     if use_cache:
-        _cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
+        cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
     extra = list(parsed.notes)
     if not parsed.hits:
         extra.append(Note(source=adapter.name, kind="line_empty", message="no results"))
