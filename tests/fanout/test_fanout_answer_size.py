@@ -101,3 +101,31 @@ def test_the_deadline_holds_for_an_answer_that_never_ends(trickle, server, run) 
     good = make_adapter(LineConfig(name="good", base_url=server.url, search_path="/ok"))
     answers = run([slow, good], "q", timeout=1.0)
     assert [a.status for a in answers] == ["timeout", "ok"]
+
+
+@pytest.mark.parametrize("wbits", [15, -15])
+def test_a_deflate_answer_is_read_and_capped(server, run, wbits: int) -> None:
+    import zlib
+
+    def deflate(data: bytes) -> bytes:
+        packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+        return packer.compress(data) + packer.flush()
+
+    server.route("/search", Reply(body=deflate(json.dumps(OK).encode()),
+                                  headers={"Content-Encoding": "deflate"}))
+    server.route("/bomb", Reply(body=deflate(big_answer(2 * MAX_ANSWER_BYTES)),
+                                headers={"Content-Encoding": "deflate"}))
+    small = make_adapter(LineConfig(name="small", type="searxng", base_url=server.url))
+    bomb = make_adapter(LineConfig(name="bomb", type="searxng", base_url=server.url,
+                                   search_path="/bomb"))
+    first, second = run([small, bomb], "q", timeout=30)
+    assert first.status == "ok" and second.status == "failed"
+
+
+def test_a_corrupt_gzip_answer_fails_the_line_with_a_note(server, run) -> None:
+    server.route("/search", Reply(body=b"\x1f\x8b\x08\x00garbage-not-gzip",
+                                  headers={"Content-Encoding": "gzip"}))
+    server.route("/ok", Reply(json=OK))
+    bad, good = run(lines(server.url), "q", timeout=30)
+    assert bad.status == "failed" and "unreadable answer" in bad.notes[-1].message
+    assert good.status == "ok"

@@ -40,6 +40,7 @@ import logging
 import os
 import random
 import time
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,16 +114,44 @@ class _Run:
 
 
 async def _read_capped(response: httpx.Response, cap: int) -> bytes:
-    """The answer's body after decompression, refused past ``cap`` bytes (read chunk by
-    chunk, so a huge or gzip-inflating answer stops at the cap instead of filling memory)."""
+    """The answer's body after decompression, refused past ``cap`` bytes.
+
+    gzip and deflate (what httpx asks for) are inflated here with zlib's ``max_length``, so
+    no single chunk can inflate past the cap (a gzip bomb costs about ``cap`` of memory);
+    another encoding goes through httpx's own decoder, chunk by chunk."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > cap:
-            raise AnswerError(f"answer larger than {cap} bytes (after decompression): refused")
-        chunks.append(chunk)
+    if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise AnswerError(_too_large(cap))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    inflater: Any = None
+    try:
+        async for raw in response.aiter_raw():
+            if encoding in ("", "identity"):
+                data = raw
+            else:
+                if inflater is None:
+                    zlib_header = len(raw) >= 2 and (raw[0] & 0x0F) == 8 and (
+                        (raw[0] << 8) | raw[1]) % 31 == 0
+                    inflater = zlib.decompressobj(
+                        31 if encoding != "deflate" else 15 if zlib_header else -15)
+                data = inflater.decompress(raw, cap - size + 1)
+            size += len(data)
+            if size > cap:
+                raise AnswerError(_too_large(cap))
+            chunks.append(data)
+    except zlib.error as exc:
+        raise AnswerError(f"unreadable answer: bad {encoding} body ({exc})") from None
     return b"".join(chunks)
+
+
+def _too_large(cap: int) -> str:
+    return f"answer larger than {cap} bytes (after decompression): refused"
 
 
 def _remaining(deadline: float | None) -> float | None:
