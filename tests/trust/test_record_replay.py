@@ -198,3 +198,14 @@ def test_compare_replays_a_recording_folder(tmp_path: Path, no_network: None) ->
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["comparison"]["tamis"][0]["host"] == "forum.proxmox.com"
+
+
+def test_replay_does_not_need_what_live_lines_need(tmp_path: Path) -> None:
+    """In CI a searxng line may rely on SEARXNG_URL, unset there: --replay still runs."""
+    config = tmp_path / "tamis.yaml"
+    config.write_text("backends:\n  - name: searxng\nstore: {url: 'memory:'}\n")
+    live = invoke(["check", "--config", str(config), "--guard-only"])
+    assert live.exit_code == 2 and "SEARXNG_URL is not set" in live.stderr
+    replayed = invoke(["check", "--config", str(config), "--replay", str(DEMO),
+                       "-q", BEST, "--json"])
+    assert report_of(replayed)["mode"] == "replay", replayed.stderr

@@ -89,10 +89,11 @@ def make_adapters(config: Config) -> list[Adapter]:
             for line in config.backends if line.enabled]
 
 
-def line_problems(config: Config, env: Mapping[str, str]
+def line_problems(config: Config, env: Mapping[str, str], *, live: bool = True
                   ) -> list[tuple[tuple[str | int, ...], str]]:
     """Every line mistake found without a network call, as (config location, message):
-    an unknown type, contradictory keys, an enabled line missing what it needs."""
+    an unknown type, contradictory keys, an enabled line missing what it needs to be asked
+    (not checked with ``live=False``: the lines are about to be replaced by recordings)."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
     for index, line in enumerate(config.backends):
         kind = adapter_type(line)
@@ -108,7 +109,7 @@ def line_problems(config: Config, env: Mapping[str, str]
             message = str(exc).removeprefix(f"backend {line.name!r}: ")
             problems.append((("backends", index), message))
             continue
-        if line.enabled:
+        if line.enabled and live:
             problems += [(("backends", index, key), message)
                          for key, message in adapter.config_problems(env)]
     return problems

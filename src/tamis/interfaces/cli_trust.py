@@ -68,7 +68,7 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
 
     if guard_only and no_guard:
         raise ConfigError("--guard-only and --no-guard exclude each other")
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, live=replay is None)
     report = asyncio.run(run_check(
         loaded, health=not guard_only, guard=not no_guard, queries=list(queries) or None,
         record=record, replay=replay, probe=probe, slow=slow))
@@ -167,7 +167,7 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
     from tamis.trust.recording import check_folder, replay_config
     from tamis.trust.view import compare_query, print_comparison, view_payload
 
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, live=replay is None)
     config = loaded.config
     if replay is not None:
         config = replay_config(config, check_folder(replay))

@@ -119,6 +119,10 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     gzip and deflate (what httpx asks for) are inflated here with zlib's ``max_length``, so
     no single chunk can inflate past the cap (a gzip bomb costs about ``cap`` of memory);
     another encoding goes through httpx's own decoder, chunk by chunk."""
+    if response.is_stream_consumed:  # a response hook read it already (check --record)
+        if len(response.content) > cap:
+            raise AnswerError(_too_large(cap))
+        return response.content
     encoding = response.headers.get("content-encoding", "").strip().lower()
     chunks: list[bytes] = []
     size = 0
