@@ -53,6 +53,23 @@ def test_parameters_and_endpoint_are_part_of_the_key(server, run):
     assert len(server.seen) == 6
 
 
+def test_line_params_and_request_settings_are_part_of_the_key(server, run):
+    """Changing engines: bing to google (or any setting that changes the request) within
+    the TTL asks again; the weight, which does not change the request, does not."""
+    server.route("/s", Reply(json=ANSWER))
+    store = MemoryStore()
+    variants = [{"params": {"engines": "bing"}}, {"params": {"engines": "google"}},
+                {"params": {"engines": "google", "language": "de"}}, {"method": "GET"},
+                {"query_param": "query"}, {"count_param": ""}, {"auth_style": "x-api-key"}]
+    for settings in variants:
+        [answer] = run([line(server, **settings)], "q", store=store, cache_ttl=60)
+        assert not answer.cached, settings
+    assert len(server.seen) == len(variants)
+    [again] = run([line(server, params={"engines": "bing"}, weight=3)], "q", store=store,
+                  cache_ttl=60)
+    assert again.cached and len(server.seen) == len(variants)
+
+
 def test_ttl_zero_disables_the_cache(server, run):
     server.route("/s", Reply(json=ANSWER))
     store = MemoryStore()

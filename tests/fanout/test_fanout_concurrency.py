@@ -102,8 +102,12 @@ def test_no_lines_is_no_answers(run):
 
 
 def test_a_bad_endpoint_fails_the_line_without_resting_its_key(run):
+    """The schema refuses such a URL at load; a line built without validation still fails
+    cleanly at search time."""
     store = MemoryStore()
-    adapter = make_adapter(LineConfig(name="tavily", base_url="ftp://127.0.0.1:21"))
+    line = LineConfig.model_validate({"name": "tavily"}).model_copy(
+        update={"base_url": "ftp://127.0.0.1:21"})
+    adapter = make_adapter(line)
     [answer] = run([adapter], env={"TAVILY_API_KEY": "k-123"}, store=store)
     assert answer.status == "failed"
     assert answer.notes[0].message.startswith("bad endpoint: UnsupportedProtocol")

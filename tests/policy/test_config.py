@@ -107,3 +107,55 @@ def test_bad_config_through_the_cli_is_one_line_and_exit_2(tmp_path: Path) -> No
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert f"{path}, line 3: key 'policy.ranking.prefer_bonus'" in proc.stderr
+
+
+PASTED = "tvly-AbCdEf1234567890"
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    (f"    base_url: https://api.tavily.com/?api_key={PASTED}\n", "base_url"),
+    ("    base_url: https://api.example.com/?token=s3cr3t\n", "base_url"),
+    ("    base_url: https://user:s3cr3t@api.example.com/\n", "base_url"),
+    (f"    base_url: https://api.example.com/{PASTED}/search\n", "base_url"),
+    (f"    params: {{api_key: {PASTED}}}\n", "params"),
+    ("    params: {key: 0123456789abcdef0123456789abcdef01234567}\n", "params"),
+    ("    params: {auth: x}\n", "params"),
+    ("    params: {engines: 123e4567-e89b-12d3-a456-426614174000}\n", "params"),
+    (f"    search_path: /search/{PASTED}\n", "search_path"),
+])
+def test_a_key_pasted_anywhere_in_a_line_is_refused(tmp_path: Path, line: str,
+                                                   key: str) -> None:
+    path = write(tmp_path, "backends:\n  - name: tavily\n" + line)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    message = str(err.value)
+    assert f"line 3: key 'backends[tavily].{key}': holds what looks like an API key" in message
+    for secret in (PASTED, "s3cr3t", "0123456789abcdef", "426614174000"):
+        assert secret not in message
+
+
+def test_ordinary_params_and_urls_are_not_mistaken_for_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, "backends:\n  - name: searxng\n    base_url: http://127.0.0.1:8888\n"
+                 "    params: {engines: 'bing,brave,duckduckgo', language: en-US, region: us-en,"
+                 " categories: 'general,it', keywords: exact-match-values}\n"
+                 "  - name: mine\n    base_url: https://search.example.net/v1/api?lang=en\n"
+                 "    search_path: /api/search\n")
+    assert [b.name for b in load_config(path).config.backends] == ["searxng", "mine"]
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("extraction:\n  max_bytes: 9223372036854775808\n", "extraction.max_bytes"),
+    ("extraction:\n  total_chars: 100000000000000000000\n", "extraction.total_chars"),
+    ("timeout: .inf\n", "timeout"),
+    ("serve:\n  max_body_bytes: 1e30\n", "serve.max_body_bytes"),
+    ("policy:\n  ranking:\n    demote_penalty: 1.0e+300\n", "policy.ranking.demote_penalty"),
+    ("cache:\n  ttl_seconds: 1.0e+20\n", "cache.ttl_seconds"),
+    ("backends:\n  - name: ddgs\n    params: {timeout: 99999999999999}\n",
+     "backends[ddgs].params"),
+    ("backends:\n  - name: ddgs\n    weight: .nan\n", "backends[ddgs].weight"),
+])
+def test_every_number_is_bounded(tmp_path: Path, text: str, key: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert f"key '{key}': " in str(err.value)

@@ -231,10 +231,11 @@ def test_a_line_that_answers_only_on_a_retry_warns(tmp_path: Path) -> None:
 
 def test_disabled_lines_are_listed_not_asked(tmp_path: Path, api) -> None:
     server, fake = api
-    config = write_config(tmp_path, api_line(server.url) + "    enabled: false\n")
+    config = write_config(tmp_path, api_line(server.url) + "    enabled: false\n"
+                          + api_line(server.url, name="other"))
     result = invoke(["check", "--config", str(config), "--no-guard", "--json"], env=KEY_ENV)
     assert line(report_of(result), "acme")["verdict"] == "skipped"
-    assert fake.seen == [] and result.exit_code == 0
+    assert len(fake.seen) == 1 and result.exit_code == 0  # only the enabled line was asked
 
 
 def test_config_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -269,3 +270,26 @@ def test_the_probe_spends_one_request_per_line(tmp_path: Path, api) -> None:
     invoke(["check", "--config", str(config), "--no-guard", "--probe", "hello"], env=KEY_ENV)
     assert time.monotonic() >= start  # (no timing assertion: only the request count)
     assert [json.loads(s.body)["q"] for s in fake.seen] == ["hello"]
+
+
+def test_checking_almost_nothing_is_incomplete_not_pass(tmp_path: Path) -> None:
+    """Out of the box: the probe got no results and there are no guard queries. That is
+    VERDICT: INCOMPLETE with exit 3, never PASS."""
+    with LoopbackServer() as server:
+        server.route("/search", Reply(json={"results": []}))
+        config = write_config(tmp_path, searxng_line(server.url))
+        result = invoke(["check", "--config", str(config)])
+    assert result.exit_code == 3, result.output
+    out = result.stdout.splitlines()
+    assert out[-1] == "VERDICT: INCOMPLETE"
+    assert ("INCOMPLETE line searxng: answered no results to the probe query, so its answers"
+            " were not checked") in out
+    assert any(x.startswith("INCOMPLETE ranking-quality guard skipped") for x in out)
+
+
+def test_a_fail_outranks_incomplete(tmp_path: Path) -> None:
+    config = write_config(tmp_path, searxng_line(f"http://127.0.0.1:{free_port()}"))
+    result = invoke(["check", "--config", str(config), "--json"])
+    report = report_of(result)
+    assert report["verdict"] == "FAIL" and result.exit_code == 1
+    assert report["incomplete"]  # the skipped guard is still reported

@@ -94,11 +94,17 @@ def test_a_query_with_no_recording_fails_with_no_results(tmp_path: Path) -> None
 
 def test_no_queries_configured_skips_the_guard(tmp_path: Path) -> None:
     config = tmp_path / "none.yaml"
-    config.write_text("backends: []\nstore: {url: 'memory:'}\n")
+    config.write_text("backends:\n  - {name: searxng, base_url: 'http://127.0.0.1:9'}\n"
+                      "store: {url: 'memory:'}\n")
     result = invoke(["check", "--config", str(config), "--guard-only", "--json"])
     report = report_of(result)
     assert report["guard"]["skipped"].startswith("no quality.queries")
-    assert result.exit_code == 0
+    # A skipped guard checked nothing: not a pass, and its own exit code.
+    assert report["verdict"] == "INCOMPLETE" and result.exit_code == 3
+    assert report["incomplete"] == [
+        "ranking-quality guard skipped: no quality.queries in the config (set them, or give"
+        " --query)"]
+    assert result.stderr.strip().splitlines()[-1] == "VERDICT: INCOMPLETE"
 
 
 def _response(hosts: list[tuple[str, str]]) -> SearchResponse:

@@ -91,7 +91,12 @@ def test_record_then_replay_is_identical_without_network(
     replay_report = report_of(replayed)
     assert replay_report["mode"] == "replay"
     assert replay_report["guard"] == record_report["guard"]
-    assert replayed.exit_code == recording.exit_code == 0
+    # The "down" line answered nothing to either query: not checked, so not a pass.
+    assert replayed.exit_code == recording.exit_code == 3
+    assert replay_report["verdict"] == record_report["verdict"] == "INCOMPLETE"
+    assert replay_report["failures"] == []
+    assert all(r.startswith("line down: answered nothing to the guard query")
+               for r in replay_report["incomplete"])
 
     offline = replay_config(config, check_folder(rec))
     for query, (response, _answers) in live.items():
@@ -193,3 +198,14 @@ def test_compare_replays_a_recording_folder(tmp_path: Path, no_network: None) ->
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["comparison"]["tamis"][0]["host"] == "forum.proxmox.com"
+
+
+def test_replay_does_not_need_what_live_lines_need(tmp_path: Path) -> None:
+    """In CI a searxng line may rely on SEARXNG_URL, unset there: --replay still runs."""
+    config = tmp_path / "tamis.yaml"
+    config.write_text("backends:\n  - name: searxng\nstore: {url: 'memory:'}\n")
+    live = invoke(["check", "--config", str(config), "--guard-only"])
+    assert live.exit_code == 2 and "SEARXNG_URL is not set" in live.stderr
+    replayed = invoke(["check", "--config", str(config), "--replay", str(DEMO),
+                       "-q", BEST, "--json"])
+    assert report_of(replayed)["mode"] == "replay", replayed.stderr

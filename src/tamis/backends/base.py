@@ -14,6 +14,8 @@ a header via ``auth_headers``); messages an adapter raises never contain one.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -140,6 +142,14 @@ class Adapter:
         except AnswerError:
             return "(no base_url)"
 
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        """What stops this line from ever working, found without a network call:
+        ``(config key, message)`` pairs, checked when the config is loaded."""
+        if self.speaks_http and not (self.line.base_url or self.default_base_url):
+            return [("base_url", f"missing: a {self.type} line has no default endpoint; give"
+                                 " its base_url (e.g. https://search.example.net)")]
+        return []
+
     def count(self, request: SearchRequest) -> int:
         """How many results to ask the provider for."""
         wanted = request.max_results or self.max_results
@@ -227,6 +237,38 @@ class Adapter:
         if skipped:
             parsed.notes.append(skipped_note(self.name, skipped))
         return parsed
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_str(text: str) -> str:
+    """Text that can always be encoded as UTF-8: lone surrogates (``\\ud800`` from a JSON
+    escape or a library) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def sanitised(parsed: Parsed) -> Parsed:
+    """Every string of an answer made encodable, whatever the adapter (the one place an
+    answer crosses from an adapter into tamis: ``tamis.pipeline.fanout.ask_line``)."""
+    hits = [clean_model(hit) for hit in parsed.hits]
+    notes = [clean_model(note) for note in parsed.notes]
+    return Parsed(hits=hits, notes=notes)
+
+
+def clean_model(model: Any) -> Any:
+    """A copy of a flat pydantic model whose str (and list-of-str) fields are clean."""
+    update: dict[str, Any] = {}
+    for name, value in model.__dict__.items():
+        if isinstance(value, str):
+            fixed: Any = clean_str(value)
+        elif isinstance(value, list) and any(isinstance(x, str) for x in value):
+            fixed = [clean_str(x) if isinstance(x, str) else x for x in value]
+        else:
+            continue
+        if fixed != value:
+            update[name] = fixed
+    return model.model_copy(update=update) if update else model
 
 
 def skipped_note(line: str, skipped: int) -> Note:

@@ -23,12 +23,19 @@ arguments and the ``title``/``href``/``body`` result keys).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
 from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, country_code
 from tamis.models import SearchRequest
 
+UNREACHABLE = re.compile(r"dns|resolv|connect|unreachable|timed? ?out|network", re.I)
+NO_NETWORK = ("cannot reach the public search engines ddgs reads (no internet connection, or"
+              " DNS does not resolve); to search through a backend of your own, set SEARXNG_URL"
+              " (e.g. http://127.0.0.1:8888) or a key variable (TAVILY_API_KEY, BRAVE_API_KEY,"
+              " EXA_API_KEY, SERPER_API_KEY, FIRECRAWL_API_KEY), or name lines in a config file"
+              " (docs/configuration.md)")
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 SAFESEARCH = {0: "off", 1: "moderate", 2: "on"}
 
@@ -83,9 +90,12 @@ class DDGSAdapter(Adapter):
         try:
             items = await asyncio.to_thread(self._search, request.query, args)
         except Exception as exc:
-            message = str(exc).strip()[:200]
+            message = str(exc).strip()
             if "no results" in message.lower():
                 return Parsed()
-            raise AnswerError(f"ddgs: {type(exc).__name__}: {message}") from None
+            if UNREACHABLE.search(message):
+                # The library's own text is a Rust debug string cut mid-word: say what it means.
+                raise AnswerError(NO_NETWORK, rest_key=True) from None
+            raise AnswerError(f"ddgs: {type(exc).__name__}: {message[:200]}") from None
         return self.hits_from(items if isinstance(items, list) else [], url="href",
                               title="title", snippet=("body",))

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tamis.redact import value_problem
 from tamis.store.base import Store
 
 REST_NAMESPACE = "rest"
@@ -112,6 +113,15 @@ class KeyPool:
         """Every key value of the pool, for scrubbing messages (never for display)."""
         return [self.env[name] for name in self.envs if self.env.get(name)]
 
+    def malformed(self) -> dict[str, str]:
+        """Variables whose value cannot go in a header (line break...): name -> why."""
+        out = {}
+        for name in self.envs:
+            problem = value_problem(self.env[name]) if self.env.get(name) else None
+            if problem:
+                out[name] = problem
+        return out
+
     def unset(self) -> list[str]:
         return [name for name in self.envs if not self.env.get(name)]
 
@@ -144,9 +154,9 @@ class KeyPool:
 
     def candidates(self) -> list[Key]:
         """Usable keys in the order to try them: set, not resting, ordered by strategy."""
-        resting = {rest.env for rest in self.resting()}
+        unusable = {rest.env for rest in self.resting()} | set(self.malformed())
         return [Key(name, self.env[name]) for name in self._ordered_envs()
-                if self.env.get(name) and name not in resting]
+                if self.env.get(name) and name not in unusable]
 
     def rest(self, key: Key, *, status: int | None, reason: str) -> Rest:
         """Put a key to rest in the store; return the rest (for the note)."""
@@ -162,9 +172,12 @@ class KeyPool:
             return "no key configured: name the key variable in api_key_env or credentials"
         parts = []
         rests = {rest.env: rest for rest in self.resting()}
+        malformed = self.malformed()
         for name in self.envs:
             if not self.env.get(name):
                 parts.append(f"{name} is not set")
+            elif name in malformed:
+                parts.append(f"{name} is not usable: {malformed[name]}")
             elif name in rests:
                 rest = rests[name]
                 why = f" after {rest.reason}" if rest.reason else ""

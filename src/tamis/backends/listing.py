@@ -13,6 +13,7 @@ from typing import Any
 from tamis.backends.keys import format_until, read_rest
 from tamis.backends.registry import adapter_type, make_adapter
 from tamis.policy.schema import Config
+from tamis.redact import scrub
 from tamis.store.base import Store
 
 
@@ -28,13 +29,15 @@ def describe_lines(config: Config, store: Store | None, env: Mapping[str, str], 
         adapter = make_adapter(line, max_results=config.max_results,
                                max_chars=config.max_chars, pool_strategy=config.pool_strategy)
         keys: list[dict[str, Any]] = []
+        secrets = [env[name] for name in adapter.key_envs() if env.get(name)]
         for name in adapter.key_envs():
             rest = read_rest(store, line.name, name, now) if store is not None else None
             keys.append({
                 "env": name,
                 "set": bool(env.get(name)),
                 "resting_until": format_until(rest.until) if rest else None,
-                "rest_reason": rest.reason if rest else None,
+                # Rests written by an older version may quote a key: scrub on the way out.
+                "rest_reason": scrub(rest.reason, secrets) if rest else None,
             })
         usable = [k for k in keys if k["set"] and not k["resting_until"]]
         if not line.enabled:

@@ -32,6 +32,7 @@ A query with no file, or a file with no entry for this line, fails the line with
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,13 @@ class Recorded(Adapter):
     supports = Supports()
     speaks_http = False
     cacheable = False  # reading a file is faster than the cache
+
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        if not self.line.path:
+            return [("path", "missing: a recorded line reads the folder of recordings named here")]
+        if not self.folder().is_dir():
+            return [("path", "is not a folder of recordings (no such directory)")]
+        return []
 
     def folder(self) -> Path:
         if not self.line.path:

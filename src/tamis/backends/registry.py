@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING
 
 from tamis.backends.base import Adapter
 from tamis.errors import ConfigError
+from tamis.policy.checks import url_problem
 from tamis.policy.schema import LineConfig
+from tamis.redact import value_problem
 
 if TYPE_CHECKING:
     from tamis.policy.schema import Config
@@ -87,8 +89,57 @@ def make_adapters(config: Config) -> list[Adapter]:
             for line in config.backends if line.enabled]
 
 
+def line_problems(config: Config, env: Mapping[str, str], *, live: bool = True
+                  ) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every line mistake found without a network call, as (config location, message):
+    an unknown type, contradictory keys, an enabled line missing what it needs to be asked
+    (not checked with ``live=False``: the lines are about to be replaced by recordings)."""
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    for index, line in enumerate(config.backends):
+        kind = adapter_type(line)
+        if kind not in ADAPTERS:
+            known = ", ".join(sorted(ADAPTERS))
+            problems.append((("backends", index, "type"),
+                             f"unknown type {kind!r} (known: {known})"))
+            continue
+        try:
+            adapter = make_adapter(line, max_results=config.max_results,
+                                   max_chars=config.max_chars)
+        except ConfigError as exc:
+            message = str(exc).removeprefix(f"backend {line.name!r}: ")
+            problems.append((("backends", index), message))
+            continue
+        if line.enabled and live:
+            problems += [(("backends", index, key), message)
+                         for key, message in adapter.config_problems(env)]
+    return problems
+
+
+def key_variables(config: Config) -> list[str]:
+    """Every environment variable a config may read a key from (names only)."""
+    names = [name for adapter in make_adapters(config) for name in adapter.key_envs()]
+    if config.extraction.firecrawl.api_key_env:
+        names.append(config.extraction.firecrawl.api_key_env)
+    return list(dict.fromkeys(names))
+
+
+def check_key_values(config: Config, env: Mapping[str, str]) -> None:
+    """Refuse a key that cannot be sent (a line break, a control character, whitespace
+    around it) before anything runs: the error names the variable, never its value."""
+    for name in key_variables(config):
+        value = env.get(name)
+        problem = value_problem(value) if value else None
+        if problem:
+            raise ConfigError(f"environment variable {name}: {problem}; set it to the key"
+                              " alone, with no line break or space around it")
+
+
 def lines_from_environment(env: Mapping[str, str]) -> list[LineConfig]:
     """Zero-config lines: one per backend whose environment variable is set (see above)."""
+    for variable in ("SEARXNG_URL", "FIRECRAWL_URL"):
+        problem = url_problem(env[variable]) if env.get(variable) else None
+        if problem:  # the URL itself is never echoed: it may carry a password
+            raise ConfigError(f"environment variable {variable}: {problem}")
     lines: list[LineConfig] = []
     if env.get("SEARXNG_URL"):
         lines.append(LineConfig(name="searxng", base_url=env["SEARXNG_URL"]))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,13 @@ class Replay(Adapter):
     supports = Supports()
     speaks_http = False
     cacheable = False  # reading a file is faster than the cache
+
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        if not self.line.path:
+            return [("path", "missing: a replay line reads the folder of recordings named here")]
+        if not self.folder().is_dir():
+            return [("path", "is not a folder of recordings (no such directory)")]
+        return []
 
     def folder(self) -> Path:
         if not self.line.path:

@@ -4,7 +4,8 @@ Config::
 
     backends:
       - name: searxng            # or any name, with type: searxng
-        base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL
+        base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL; a URL ending in /search
+                                          # (the search page) is read as the instance
         params: {engines: "bing,brave"}   # optional fixed parameters
 
 No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
@@ -18,6 +19,7 @@ Provenance: each result's ``engines`` and ``positions`` (not only ``engine``), l
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -41,7 +43,16 @@ class SearXNG(Adapter):
         url = self.line.base_url or os.environ.get("SEARXNG_URL")
         if not url:
             raise AnswerError("no base_url configured and SEARXNG_URL is not set")
-        return url.rstrip("/")
+        url = url.rstrip("/")
+        if self.line.search_path is None and url.endswith("/search"):
+            url = url.removesuffix("/search")  # the search page's URL, pasted as the instance's
+        return url
+
+    def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
+        if not (self.line.base_url or env.get("SEARXNG_URL")):
+            return [("base_url", "missing, and SEARXNG_URL is not set: give the instance's"
+                                 " URL (e.g. base_url: http://127.0.0.1:8888)")]
+        return []
 
     def key_envs(self) -> list[str]:
         return self.line.key_envs()  # a proxy in front of SearXNG may want one; none by default

@@ -38,6 +38,10 @@ LAZY = {
 
 
 def fail(message: str, code: int = 2) -> None:
+    from tamis.redact import environment_secrets, scrub
+
+    # Whatever the error, no key of the environment reaches the terminal.
+    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
 
@@ -50,11 +54,16 @@ def friendly_errors(func: F) -> F:
         from tamis.errors import TamisError
 
         try:
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here, where it is handled
         except TamisError as exc:
             fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            closed_pipe()
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:
@@ -146,10 +155,28 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     click.echo(response_json(response) if fmt == "json" else response_markdown(response),
                nl=fmt == "json")
     if response.status == "failed":
-        reasons = "; ".join(n.message for n in response.notes
-                            if n.kind in ("line_failed", "line_timeout", "info"))
-        click.echo(f"error: the search could not run: {reasons}", err=True)
+        click.echo(f"error: {failure_message(response)}", err=True)
     sys.exit(response.exit_code)
+
+
+LINE_FAILURES = ("line_failed", "line_timeout", "no_usable_key")
+
+
+def failure_message(response: Any) -> str:
+    """Why a search failed, in one line: each line that answered nothing, and why."""
+    answered = [x for x in response.lines if x.status in ("ok", "empty")]
+    why = {x.line: "; ".join(n.message for n in response.notes
+                             if n.source == x.line and n.kind in LINE_FAILURES) or x.status
+           for x in response.lines if x.status not in ("ok", "empty")}
+    if not answered:
+        if not response.lines:
+            return "the search could not run: no backends configured"
+        lines = "; ".join(f"line {name!r}: {reason}" for name, reason in why.items())
+        return f"the search could not run: no line could be reached ({lines})"
+    reasons = "; ".join(n.message for n in response.notes if n.kind == "info"
+                        and n.source not in why) or "see the notes"
+    failed = "".join(f"; line {name!r}: {reason}" for name, reason in why.items())
+    return f"the search could not run: {reasons}{failed}"
 
 
 @cli.command("explain-url")
@@ -221,6 +248,7 @@ def config_check(file: str | None, as_json: bool) -> None:
 
 
 @cli.command()
+@friendly_errors
 def schema() -> None:
     """Print the JSON Schema of the search answer (docs/schema.json is this output)."""
     from tamis.models import response_schema
@@ -228,8 +256,32 @@ def schema() -> None:
     click.echo(json.dumps(response_schema(), indent=2))
 
 
+def closed_pipe() -> None:
+    """The reader of our output went away (``tamis check | head``): not an error. Stop
+    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
 def main() -> None:
-    cli(prog_name="tamis")
+    """Every usage error (missing argument, bad option value, unknown command) is one
+    ``error:`` line and exit 2, like every other error; never click's three-line usage."""
+    try:
+        code = cli.main(prog_name="tamis", standalone_mode=False)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "tamis"
+        fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code)
+    except click.ClickException as exc:
+        fail(exc.format_message(), exc.exit_code)
+    except click.exceptions.Abort:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        closed_pipe()
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

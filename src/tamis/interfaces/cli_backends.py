@@ -14,12 +14,14 @@ import sys
 import click
 
 from tamis.errors import TamisError
+from tamis.interfaces.cli import friendly_errors
 
 
 @click.command("backends")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of text.")
+@friendly_errors
 def backends(config_path: str | None, as_json: bool) -> None:
     """List every line: type, endpoint, key variables (set? resting?), what it supports."""
     from tamis.backends.listing import describe_lines, format_lines

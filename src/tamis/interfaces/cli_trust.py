@@ -1,8 +1,10 @@
 """``tamis check`` and ``tamis compare``: thin click shells over ``tamis.trust``.
 
-``tamis check`` exits 0 on PASS, 1 on FAIL, 2 when it cannot run (config error, missing
-recordings folder): one line ``error: ...`` on stderr, never a traceback. Its last line is
-``VERDICT: PASS`` or ``VERDICT: FAIL`` (on stderr with ``--json``, so stdout stays JSON).
+``tamis check`` exits 0 on PASS, 1 on FAIL, 3 on INCOMPLETE (something could not be
+checked: the guard had no queries, a line answered no results), 2 when it cannot run (config
+error, missing recordings folder): one line ``error: ...`` on stderr, never a traceback. Its
+last line is ``VERDICT: PASS``, ``FAIL`` or ``INCOMPLETE`` (on stderr with ``--json``, so
+stdout stays JSON).
 
 ``tamis compare`` exits like ``tamis search``: 0 results, 1 none survived, 2 could not run.
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli import friendly_errors
+from tamis.interfaces.cli import failure_message, friendly_errors
 
 CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
                " built-in).")
@@ -52,7 +54,9 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     shape; for SearXNG whether JSON output is enabled and which engines it reports
     unresponsive or suspended; which keys rest. The guard runs every quality.queries
     query: no demoted host in the top N, a demoted host never above a real result, no
-    banned host returned, at least one result. Exit 0 PASS, 1 FAIL, 2 cannot run.
+    banned host returned, at least one result. Exit 0 PASS, 1 FAIL, 3 INCOMPLETE (a guard
+    with no queries, a line that answered no results: not checked, so not a pass), 2
+    cannot run.
 
     \b
     tamis check --record tests/recordings -q "your query"   # freeze today's answers
@@ -60,11 +64,11 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     """
     from tamis.errors import ConfigError
     from tamis.policy.loader import load_config
-    from tamis.trust.check import run_check
+    from tamis.trust.check import EXIT_CODES, run_check
 
     if guard_only and no_guard:
         raise ConfigError("--guard-only and --no-guard exclude each other")
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, live=replay is None)
     report = asyncio.run(run_check(
         loaded, health=not guard_only, guard=not no_guard, queries=list(queries) or None,
         record=record, replay=replay, probe=probe, slow=slow))
@@ -74,7 +78,7 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     else:
         print_report(report)
         click.echo(f"VERDICT: {report.verdict}")
-    sys.exit(0 if report.verdict == "PASS" else 1)
+    sys.exit(EXIT_CODES[report.verdict])
 
 
 def _count(n: int) -> str:
@@ -134,6 +138,8 @@ def print_report(report: Any) -> None:
                 click.echo(f'PASS "{verdict.query}": top {guard.top_n}: {top}')
             for failure in verdict.failures:
                 click.echo(f"FAIL {failure.message}")
+    for reason in report.incomplete:
+        click.echo(f"INCOMPLETE {reason}")
     if report.recorded:
         click.echo(f"recorded {_count(len(report.recorded))}:")
         for path in report.recorded:
@@ -161,7 +167,7 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
     from tamis.trust.recording import check_folder, replay_config
     from tamis.trust.view import compare_query, print_comparison, view_payload
 
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, live=replay is None)
     config = loaded.config
     if replay is not None:
         config = replay_config(config, check_folder(replay))
@@ -179,7 +185,5 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
         print_comparison(comparison, response, returned=config.max_results,
                          config=loaded.source)
     if response.status == "failed":
-        reasons = "; ".join(n.message for n in response.notes
-                            if n.kind in ("line_failed", "line_timeout", "info"))
-        click.echo(f"error: the search could not run: {reasons}", err=True)
+        click.echo(f"error: {failure_message(response)}", err=True)
     sys.exit(response.exit_code)

@@ -9,8 +9,9 @@ failed is reported with a note; no line stops the rest.
 
 Per line, in order:
 
-1. Cache: the parsed answer of the same (line, adapter type, endpoint, query, parameters,
-   count) within ``cache_ttl`` seconds is returned without asking (``cached: true``).
+1. Cache: the parsed answer of the same (line settings including ``params``, adapter
+   type, endpoint, query, parameters, count) within ``cache_ttl`` seconds is returned
+   without asking (``cached: true``).
    Only ok and empty answers are cached, never failures. ``cache_ttl`` 0 disables it.
    An answer older than ``cache_ttl`` but younger than ``STALE_SECONDS`` is kept aside: when
    the line then fails or misses the deadline, that stale answer is used instead, with a
@@ -20,7 +21,11 @@ Per line, in order:
    when they rest). A key that fails with 401/403/429/5xx or a connection error rests and
    the request fails over to the next key, inside the same request. A line with no key
    retries once after a transient failure (5xx, connection error) when the deadline allows.
-3. Parse: the adapter reads the answer into hits with provenance labels.
+3. Read: the body is streamed and decompressed chunk by chunk, and refused past
+   ``MAX_ANSWER_BYTES`` (8 MB) after decompression, so a huge answer or a gzip bomb costs a
+   few chunks of memory, not gigabytes; the deadline holds while reading.
+4. Parse: the adapter reads the answer into hits with provenance labels; every string of
+   it is made UTF-8-encodable (lone surrogates become U+FFFD) before it is cached or used.
 
 Secrets: keys travel only in request headers. Every message that reaches a note, a log or
 an exception text is scrubbed of the key values and of URL query strings, and request
@@ -30,29 +35,39 @@ headers are never logged.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
 import random
-import re
 import time
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from tamis.backends.base import Adapter, AnswerError, Parsed
+from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.models import LineAnswer, Note, RawHit, SearchRequest
+from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-exported
+    CACHE_NAMESPACE,  # noqa: F401
+    STALE_SECONDS,  # noqa: F401
+    Cached,
+    GuardedStore,
+    cache_key,
+    cache_read,
+    cache_write,
+    describe_error,
+    stale_note,
+)
+from tamis.redact import scrub
 from tamis.store.base import MemoryStore, Store
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
-CACHE_NAMESPACE = "answers"
-STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
+MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
 
 log = logging.getLogger("tamis.fanout")
 
@@ -76,123 +91,12 @@ class FanoutContext:
     pool_strategy: str = "fill_first"
     now: Callable[[], float] = time.time
     rng: random.Random | None = None
+    max_answer_bytes: int = MAX_ANSWER_BYTES
 
 
 # -- secrets -----------------------------------------------------------------------------
-_URL_QUERY = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s?#'\"<>]*)\?[^\s'\"<>]*")
-_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"<>]+@")
-
-
-def scrub(text: str, secrets: list[str]) -> str:
-    """Remove every secret from a message before it is shown anywhere.
-
-    Also cuts the query string and the user:password part off any URL in the text, where
-    keys hide when a library quotes the request it failed on.
-    """
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, "***")
-    text = _URL_QUERY.sub(r"\1?…", text)
-    return _USERINFO.sub(r"\1***@", text)
-
-
-def describe_error(exc: BaseException, secrets: list[str]) -> str:
-    """One scrubbed line for an exception: its type and (scrubbed, capped) text."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    text = scrub(text, secrets)[:200]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-# -- store access that never takes a search down --------------------------------------------
-class GuardedStore:
-    """A store wrapper: a failing store reads as empty and ignores writes, once noted."""
-
-    def __init__(self, store: Store, secrets: list[str]) -> None:
-        self.store = store
-        self.secrets = secrets
-        self.error: str | None = None
-
-    def _fail(self, exc: Exception) -> None:
-        if self.error is None:
-            self.error = describe_error(exc, self.secrets)
-            log.warning("store unavailable: %s", self.error)
-
-    def get(self, namespace: str, key: str) -> bytes | None:
-        try:
-            return self.store.get(namespace, key)
-        except Exception as exc:
-            self._fail(exc)
-            return None
-
-    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None:
-        try:
-            self.store.set(namespace, key, value, ttl)
-        except Exception as exc:
-            self._fail(exc)
-
-    def delete(self, namespace: str, key: str) -> None:
-        try:
-            self.store.delete(namespace, key)
-        except Exception as exc:
-            self._fail(exc)
-
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        try:
-            return self.store.scan(namespace)
-        except Exception as exc:
-            self._fail(exc)
-            return {}
-
-    def close(self) -> None:  # the caller owns the store
-        pass
-
-
-# -- cache -------------------------------------------------------------------------------------
-def cache_key(adapter: Adapter, request: SearchRequest) -> str:
-    """Hash of line name, adapter type, endpoint, query, parameters and requested count."""
-    material = json.dumps(
-        [adapter.name, adapter.type, adapter.endpoint(), request.query,
-         request.cache_params(), adapter.count(request)],
-        sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
-
-
-@dataclass
-class Cached:
-    status: str
-    hits: list[RawHit]
-    notes: list[Note]
-    age: float
-
-
-def _cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
-    raw = store.get(CACHE_NAMESPACE, key)
-    if raw is None:
-        return None
-    try:
-        data = json.loads(raw)
-        hits = [RawHit.model_validate(h) for h in data["hits"]]
-        notes = [Note.model_validate(n) for n in data.get("notes", [])]
-        age = max(0.0, now - float(data.get("fetched", now)))
-    except (ValueError, KeyError, TypeError):
-        return None  # an unreadable entry is a miss; it is overwritten on the next answer
-    return Cached("ok" if hits else "empty", hits, notes, age)
-
-
-def _cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
-    value = json.dumps({
-        "hits": [h.model_dump(mode="json") for h in parsed.hits],
-        "notes": [n.model_dump(mode="json") for n in parsed.notes],
-        "fetched": now,
-    }, ensure_ascii=False).encode("utf-8")
-    # Kept past its TTL so that it can stand in for the line when the line fails.
-    store.set(CACHE_NAMESPACE, key, value, ttl=max(ttl, STALE_SECONDS))
-
-
-def stale_note(line: str, cached: Cached, why: str) -> Note:
-    return Note(source=line, kind="cached",
-                message=f"stale answer from cache ({cached.age:.0f} s old) used because the"
-                        f" line {why}")
+# ``scrub`` is the one redaction mechanism (tamis.redact); re-exported here for the stages
+# that import it from the fan-out.
 
 
 # -- one line ------------------------------------------------------------------------------------
@@ -209,6 +113,51 @@ class _Run:
     stale: Cached | None = None
 
 
+async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+    """The answer's body after decompression, refused past ``cap`` bytes.
+
+    gzip and deflate (what httpx asks for) are inflated here with zlib's ``max_length``, so
+    no single chunk can inflate past the cap (a gzip bomb costs about ``cap`` of memory);
+    another encoding goes through httpx's own decoder, chunk by chunk."""
+    if response.is_stream_consumed:  # a response hook read it already (check --record)
+        if len(response.content) > cap:
+            raise AnswerError(_too_large(cap))
+        return response.content
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    chunks: list[bytes] = []
+    size = 0
+    if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise AnswerError(_too_large(cap))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    inflater: Any = None
+    try:
+        async for raw in response.aiter_raw():
+            if encoding in ("", "identity"):
+                data = raw
+            else:
+                if inflater is None:
+                    zlib_header = len(raw) >= 2 and (raw[0] & 0x0F) == 8 and (
+                        (raw[0] << 8) | raw[1]) % 31 == 0
+                    inflater = zlib.decompressobj(
+                        31 if encoding != "deflate" else 15 if zlib_header else -15)
+                data = inflater.decompress(raw, cap - size + 1)
+            size += len(data)
+            if size > cap:
+                raise AnswerError(_too_large(cap))
+            chunks.append(data)
+    except zlib.error as exc:
+        raise AnswerError(f"unreadable answer: bad {encoding} body ({exc})") from None
+    return b"".join(chunks)
+
+
+def _too_large(cap: int) -> str:
+    return f"answer larger than {cap} bytes (after decompression): refused"
+
+
 def _remaining(deadline: float | None) -> float | None:
     if deadline is None:
         return None
@@ -221,23 +170,30 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     headers = {"User-Agent": USER_AGENT, **spec.headers}
     remaining = _remaining(deadline)
     try:
-        response = await ctx.client.request(
+        outgoing = ctx.client.build_request(
             spec.method, spec.url, params=spec.params, json=spec.json, headers=headers,
             timeout=httpx.Timeout(remaining) if remaining is not None else httpx.USE_CLIENT_DEFAULT,
         )
+        response = await ctx.client.send(outgoing, stream=True)
+        try:
+            adapter.check_status(response)
+            body = await _read_capped(response, ctx.max_answer_bytes)
+        finally:
+            await response.aclose()
     except httpx.TimeoutException as exc:
         raise AnswerError(f"timed out ({type(exc).__name__})",
                           rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
     except httpx.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
         raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}") from None
+    except httpx.DecodingError as exc:
+        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}") from None
     except httpx.TransportError as exc:
         raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
                           rest_key=True) from None
     except httpx.HTTPError as exc:
         raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}") from None
-    adapter.check_status(response)
     try:
-        payload = response.json()
+        payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
         kind = response.headers.get("content-type", "unknown type").split(";")[0]
         raise AnswerError(f"answered {kind}, not JSON") from None
@@ -251,7 +207,9 @@ async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
         return await _request_once(adapter, request, ctx, None, deadline, run)
     except AnswerError as exc:
         left = _remaining(deadline)
-        transient = exc.rest_key  # 5xx or a connection error: worth one more try
+        # Only a server error (5xx) or a connection error is worth one more try; a refusal
+        # (401, 403) or a rate limit (429) would only be refused again.
+        transient = exc.rest_key and (exc.status is None or exc.status >= 500)
         if not transient or (left is not None and left < RETRY_MIN_LEFT + RETRY_AFTER):
             raise
         await asyncio.sleep(RETRY_AFTER)
@@ -314,7 +272,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
 
     def answer(status: str, hits: list[RawHit] | None = None, *, cached: bool = False,
                extra: list[Note] | None = None) -> LineAnswer:
-        notes = [*run.notes, *(extra or [])]
+        notes = [clean_model(n) for n in [*run.notes, *(extra or [])]]
         if store.error:
             notes.append(Note(source=adapter.name, kind="info",
                               message=f"store unavailable ({store.error}): cache and key"
@@ -333,7 +291,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         except AnswerError:  # no endpoint: the line fails below with a clear note
             use_cache = False
     if use_cache:
-        hit = _cache_read(store, key, ctx.now())
+        hit = cache_read(store, key, ctx.now())
         if hit is not None and hit.age <= ctx.cache_ttl:
             return answer(hit.status, hit.hits, cached=True, extra=hit.notes)
         run.stale = hit
@@ -360,8 +318,9 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         message = f"unexpected {describe_error(exc, run.secrets)}"
         return stale_or("failed", Note(source=adapter.name, kind="line_failed",
                                        message=message))
+    parsed = sanitised(parsed)
     if use_cache:
-        _cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
+        cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
     extra = list(parsed.notes)
     if not parsed.hits:
         extra.append(Note(source=adapter.name, kind="line_empty", message="no results"))
@@ -390,6 +349,7 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
             answers.append(task.result())
             continue
         log.info("line %s: no answer within the %g s deadline", adapter.name, ctx.timeout)
+        run.notes = [clean_model(n) for n in run.notes]
         late = Note(source=adapter.name, kind="line_timeout",
                     message=f"no answer within the {ctx.timeout:g} s deadline; the other"
                             " lines' answers are kept")

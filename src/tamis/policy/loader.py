@@ -134,8 +134,12 @@ def load_config(
     *,
     overrides: dict[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    live: bool = True,
 ) -> LoadedConfig:
-    """Read the config in effect. Raises ConfigError with a one-line message."""
+    """Read the config in effect. Raises ConfigError with a one-line message.
+
+    ``live=False`` (``--replay``: the lines are replaced by recordings) skips the checks of
+    what a line needs to be asked live (its base_url, its folder)."""
     from pydantic import ValidationError
 
     from tamis.policy.schema import Config
@@ -186,4 +190,30 @@ def load_config(
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
     if not user_has_backends and not config.backends:
         config = config.model_copy(update={"backends": zero_config_backends(env)})
+    problem = _usability_problem(config, user_has_backends, os.environ if env is None else env,
+                                 live=live)
+    if problem is not None:
+        loc, message = problem
+        raise ConfigError(_format_error({"loc": loc, "msg": message}, source, lines, data))
+    from tamis.backends.registry import check_key_values
+
+    check_key_values(config, os.environ if env is None else env)
     return LoadedConfig(config=config, source=source)
+
+
+def _usability_problem(config: Config, user_has_backends: bool, env: Mapping[str, str], *,
+                       live: bool = True) -> tuple[tuple[Any, ...], str] | None:
+    """The first mistake that would make every search fail, found without a network call."""
+    from tamis.backends.registry import line_problems
+
+    problems = line_problems(config, env, live=live)
+    if problems:
+        return problems[0]
+    enabled = [line for line in config.backends if line.enabled]
+    if user_has_backends and not enabled:
+        return ("backends",), ("no enabled line: name at least one backend, or remove"
+                               " 'backends' to use the lines of the environment")
+    if config.min_backends > len(enabled):
+        return ("min_backends",), (f"is {config.min_backends} but only {len(enabled)} line(s)"
+                                   " are enabled: no search could ever succeed")
+    return None

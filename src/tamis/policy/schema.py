@@ -6,43 +6,37 @@ Defaults live in ``default.yaml`` beside this file, not here: the YAML is the po
 
 from __future__ import annotations
 
-import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-PoolStrategy = Literal["fill_first", "round_robin", "random"]
+# The value checks live in tamis.policy.checks (re-exported: older imports name schema).
+from tamis.policy.checks import (  # noqa: F401
+    ENV_NAME,
+    KEY_NAMES,
+    NUMBER_LIMIT,
+    SECRET_PREFIXES,
+    bounded_number,
+    check_env_name,
+    check_hosts,
+    check_url,
+    key_in_text,
+    key_in_url,
+    key_refusal,
+    looks_like_secret,
+    url_problem,
+)
 
-ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
-# Known key prefixes of search/LLM providers: a value with one of these is a secret, not a name.
-SECRET_PREFIXES = ("tvly-", "fc-", "sk-", "pk-", "exa-", "ghp_", "gho_", "xoxb-", "AIza")
+PoolStrategy = Literal["fill_first", "round_robin", "random"]
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-
-def looks_like_secret(value: str) -> bool:
-    """Tell a pasted key from an environment variable name by its shape.
-
-    Names are UPPER_SNAKE; keys are long, mixed-case, or carry a known provider prefix.
-    """
-    if value.startswith(SECRET_PREFIXES):
-        return True
-    if not ENV_NAME.match(value) or len(value) > 64:
-        return True
-    # UPPER_SNAKE, but a long run of letters and digits with no underscore is a key (hex, base32).
-    return "_" not in value and len(value) >= 20 and any(c.isdigit() for c in value)
-
-
-def check_env_name(value: str) -> str:
-    if looks_like_secret(value):
-        # Never echo the value: it may be a real key.
-        raise ValueError(
-            "looks like an API key, not an environment variable name; put the key in an"
-            " environment variable and name the variable here (e.g. TAVILY_API_KEY)"
-        )
-    return value
+    @field_validator("*", mode="after")
+    @classmethod
+    def _bounded(cls, value: Any) -> Any:
+        return bounded_number(value)
 
 
 class LineConfig(Strict):
@@ -79,6 +73,55 @@ class LineConfig(Strict):
     def _env_names(cls, v: list[str]) -> list[str]:
         return [check_env_name(x) for x in v]
 
+    @field_validator("name", "type", "search_path", "query_param", "count_param")
+    @classmethod
+    def _no_key_in_text(cls, v: str | None) -> str | None:
+        if v is not None and key_in_text(v):
+            raise key_refusal("a key-shaped value")
+        return v
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_key_in_url(cls, v: str | None) -> str | None:
+        where = key_in_url(v) if v is not None else None
+        if where:
+            raise key_refusal(where)
+        return check_url(v)
+
+    @field_validator("search_path")
+    @classmethod
+    def _path_only(cls, v: str | None) -> str | None:
+        if v is not None and ("://" in v or any(c.isspace() for c in v)):
+            raise ValueError("must be a path such as /search, not a URL (the host goes in"
+                             " base_url)")
+        return v
+
+    @field_validator("query_param")
+    @classmethod
+    def _named(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("must name the field the query goes in (e.g. q)")
+        return v
+
+    @model_validator(mode="after")
+    def _required_is_enabled(self) -> LineConfig:
+        if self.required and not self.enabled:
+            raise ValueError("a line cannot be both required and enabled: false (a search"
+                             " would always fail); drop one of them")
+        return self
+
+    @field_validator("params")
+    @classmethod
+    def _no_key_in_params(cls, v: dict[str, str | int | float | bool]
+                          ) -> dict[str, str | int | float | bool]:
+        for name, value in v.items():
+            if name.lower() in KEY_NAMES and value not in ("", None, False):
+                raise key_refusal(f"the parameter {name!r}")
+            if key_in_text(name) or (isinstance(value, str) and key_in_text(value)):
+                raise key_refusal(f"the parameter {name!r}" if not key_in_text(name)
+                                  else "a parameter name")
+        return v
+
     def key_envs(self) -> list[str]:
         """Every environment variable name this line may read a key from, in pool order."""
         names = list(self.credentials)
@@ -99,6 +142,13 @@ class StoreConfig(Strict):
         description="null: SQLite in the user cache dir; a file path (SQLite); redis://...",
     )
 
+    @field_validator("url")
+    @classmethod
+    def _store_url(cls, v: str | None) -> str | None:
+        if v and "://" in v and not v.startswith("unix://"):
+            return check_url(v, ("redis", "rediss"))
+        return v
+
 
 class NonAnswer(Strict):
     hosts: list[str] = Field(default_factory=list)
@@ -108,6 +158,11 @@ class NonAnswer(Strict):
     search_hosts: list[str] = Field(default_factory=list)
     action_keys: list[str] = Field(default_factory=list)
     host_root: Literal["drop", "demote", "keep"] = "drop"
+
+    @field_validator("hosts", "search_hosts")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
 
     @field_validator("path_patterns")
     @classmethod
@@ -149,10 +204,23 @@ class Policy(Strict):
     source_types: SourceTypes = Field(default_factory=SourceTypes)
     normalise: Normalise = Field(default_factory=Normalise)
 
+    @field_validator("demote_domains", "prefer_domains")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
+
 
 class FirecrawlExtraction(Strict):
     base_url: str = "https://api.firecrawl.dev"
     api_key_env: str | None = "FIRECRAWL_API_KEY"
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        where = key_in_url(v)
+        if where:
+            raise key_refusal(where)
+        return check_url(v) or v
 
     @field_validator("api_key_env")
     @classmethod
@@ -179,6 +247,18 @@ class QualityConfig(Strict):
     queries: list[str] = Field(default_factory=list)
     top_n: int = Field(default=3, ge=1)
     banned_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("queries")
+    @classmethod
+    def _not_blank(cls, v: list[str]) -> list[str]:
+        if any(not q.strip() for q in v):
+            raise ValueError("a query cannot be empty")
+        return v
+
+    @field_validator("banned_hosts")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
 
 
 class ServeConfig(Strict):
@@ -209,6 +289,27 @@ class Config(Strict):
     extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    dupes: dict[str, Any] | None = Field(
+        default=None, description="`tamis dupes` settings (docs/dupes.md), checked by its schema")
+
+    @field_validator("dupes")
+    @classmethod
+    def _dupes_section(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return v
+        from pydantic import ValidationError
+
+        from tamis.dupes.config import DupesConfig
+
+        try:
+            DupesConfig.model_validate(v)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in err["loc"])
+            what = ("unknown setting" if err["type"] == "extra_forbidden"
+                    else str(err["msg"]).removeprefix("Value error, "))
+            raise ValueError(f"{where}: {what}" if where else what) from None
+        return v
 
     @model_validator(mode="after")
     def _unique_line_names(self) -> Config:

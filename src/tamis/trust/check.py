@@ -9,8 +9,11 @@ Modes:
 - replay (``replay=DIR``): no network. Every line answers what it answered when recorded,
   and the guard runs on that. With no queries configured, every recording in DIR is one.
 
-The verdict is FAIL when a line fails its probe or the guard finds a failure; warnings
-(slow line, unresponsive engines, a resting key while another works) do not fail it.
+The verdict is FAIL when a line fails its probe or the guard finds a failure; else
+INCOMPLETE when something asked for could not be checked (the guard skipped for want of
+queries, a line that answered no results to the probe or to a guard query): not a pass;
+else PASS. Warnings (slow line, unresponsive engines, a resting key while another works) do
+not change it. Exit codes: ``EXIT_CODES`` (0 PASS, 1 FAIL, 3 INCOMPLETE; 2 cannot run).
 """
 
 from __future__ import annotations
@@ -47,8 +50,13 @@ FULL_RANKING = 100
 DEFAULT_PROBE = "open source software"
 
 
+Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
+# The exit code of each verdict (2 is "could not run": a config error, bad options).
+EXIT_CODES: dict[str, int] = {"PASS": 0, "FAIL": 1, "INCOMPLETE": 3}
+
+
 class CheckReport(BaseModel):
-    verdict: Literal["PASS", "FAIL"]
+    verdict: Verdict
     mode: Literal["live", "record", "replay"]
     config: str
     lines: list[LineHealth] | None = None
@@ -56,20 +64,23 @@ class CheckReport(BaseModel):
     recorded: list[str] | None = None
     replayed_from: str | None = None
     failures: list[str] = []
+    incomplete: list[str] = []  # what could not be checked: not a pass
     warnings: list[str] = []
 
 
 async def run_guard(config: Config, queries: list[str], *, store: Store,
                     env: Mapping[str, str], record: Path | None = None,
-                    config_source: str = "") -> tuple[GuardReport, list[str]]:
+                    config_source: str = "") -> tuple[GuardReport, list[str], list[str]]:
     """Run every query through the pipeline and judge it; with ``record``, write each
-    line's answers. Returns the report and the files written."""
+    line's answers. Returns the report, the files written, and what went unchecked (a line
+    that answered nothing to a query)."""
     quality = config.quality
     config = config.model_copy(update={"cache": CacheConfig(enabled=False)})
     banned = banned_set(config)
     demoted = demote_reference(config)
     report = GuardReport(top_n=quality.top_n, banned_hosts=sorted(banned), queries=[])
     written: list[str] = []
+    unchecked: list[str] = []
     tap = PayloadTap()
     hooks = {"response": [tap]} if record is not None else {}
     async with httpx.AsyncClient(
@@ -85,13 +96,15 @@ async def run_guard(config: Config, queries: list[str], *, store: Store,
                 query, extract=False, explain=True, max_results=FULL_RANKING)
             report.queries.append(judge(query, response, top_n=quality.top_n, banned=banned,
                                         demoted=demoted))
+            unchecked += [f"line {a.line}: answered nothing to the guard query {query!r}"
+                          f" ({a.status})" for a in answers if a.status != "ok"]
             if record is not None:
                 req = SearchRequest(query=response.query)
                 payloads = {a.name: tap.payload_for(a, adapters, req) for a in adapters}
                 path = write_recording(record, query, answers, adapters, payloads, secrets,
                                        config_source=config_source)
                 written.append(str(path))
-    return report, written
+    return report, written, unchecked
 
 
 async def run_check(loaded: LoadedConfig, *, env: Mapping[str, str] | None = None,
@@ -135,12 +148,16 @@ async def run_check(loaded: LoadedConfig, *, env: Mapping[str, str] | None = Non
             for line in report.lines:
                 report.failures += [f"line {line.name}: {p}" for p in line.problems]
                 report.warnings += [f"line {line.name}: {w}" for w in line.warnings]
+                if line.status == "empty" and not line.problems:
+                    report.incomplete.append(f"line {line.name}: answered no results to the"
+                                             " probe query, so its answers were not checked")
         if guard:
             if wanted:
-                report.guard, written = await run_guard(
+                report.guard, written, unchecked = await run_guard(
                     config, wanted, store=store, env=env, record=record_dir,
                     config_source=loaded.source)
                 report.failures += [f.message for f in report.guard.failures]
+                report.incomplete += unchecked
                 if record_dir is not None:
                     report.recorded = written
             else:
@@ -148,7 +165,9 @@ async def run_check(loaded: LoadedConfig, *, env: Mapping[str, str] | None = Non
                     top_n=config.quality.top_n, banned_hosts=sorted(banned_set(config)),
                     queries=[], skipped="no quality.queries in the config (set them, or give"
                                         " --query)")
+                report.incomplete.append(f"ranking-quality guard skipped: {report.guard.skipped}")
     finally:
         store.close()
-    report.verdict = "FAIL" if report.failures else "PASS"
+    report.verdict = ("FAIL" if report.failures else "INCOMPLETE" if report.incomplete
+                      else "PASS")
     return report
