@@ -18,17 +18,17 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote
 
 from tamis.models import SourceType
-from tamis.pipeline.urls import host_matches, registrable_domain, site_label
-from tamis.policy.schema import Policy
+from tamis.pipeline.intent import IntentWords, QueryIntent, detect_intent, name_match, query_words
+from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
+from tamis.policy.schema import IntentExceptions, Policy
 
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "shopping_or_dictionary_host"
 ROOT_REASON = "navigational_host_root"
 QUERY_REASON = "search_or_shopping_query"
-
-# Words that do not name a site in a navigational query ("proxmox official site").
-NAV_FILLER = {"official", "site", "website", "homepage", "home", "page", "www", "web",
-              "com", "org", "net", "io", "dev", "app", "ai"}
+AD_REASON = "ad_click"
+# No intent (explain-url without a query, intent detection off): every rule applies.
+NO_INTENT = QueryIntent("informational", "no query")
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,15 @@ class PatternSet:
             else:
                 self.by_first.setdefault(first, []).append(i)
 
-    def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
+    def first_match(self, segments: list[str], has_query: bool,
+                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
         if not self.patterns:
             return None
         candidates = self.always + (self.by_first.get(segments[0], []) if segments else [])
         for i in sorted(candidates):
-            if self.patterns[i].matches(segments, has_query):
-                return self.patterns[i]
+            pattern = self.patterns[i]
+            if pattern.text not in skip and pattern.matches(segments, has_query):
+                return pattern
         return None
 
 
@@ -106,6 +108,23 @@ def path_segments(path: str) -> list[str]:
     return [unquote(s).lower() for s in path.split("/") if s]
 
 
+@dataclass(frozen=True, slots=True)
+class Lifted:
+    """The non-answer rules one intent lifts (``policy.intent.<intent>``), compiled."""
+
+    host_root: bool
+    hosts: frozenset[str]
+    path_patterns: frozenset[str]
+
+    @classmethod
+    def of(cls, exc: IntentExceptions) -> Lifted:
+        return cls(exc.host_root, frozenset(h.lower() for h in exc.hosts),
+                   frozenset(exc.path_patterns))
+
+
+NOTHING_LIFTED = Lifted(False, frozenset(), frozenset())
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What the policy says of one URL. ``drop`` is a reason or None."""
@@ -114,6 +133,8 @@ class Verdict:
     demoted: str | None  # the rule that demotes it, e.g. "demote_domains:medium.com"
     preferred: str | None  # the prefer_domains entry it matched
     source_type: SourceType
+    named: bool = False  # the query names this site ("logitech" -> logitech.com)
+    kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
 
     @property
     def action(self) -> str:
@@ -154,6 +175,19 @@ class Rules:
         self.search_hosts = frozenset(h.lower() for h in na.search_hosts)
         self.action_keys = frozenset(k.lower() for k in na.action_keys)
         self.host_root = na.host_root
+        self.unwrapper = Unwrapper(policy.normalise.wrappers)
+        it = policy.intent
+        self.intent_enabled = it.enabled
+        self.intent_words = IntentWords(
+            definitional=frozenset(w.lower() for w in it.definitional_words),
+            transactional=frozenset(w.lower() for w in it.transactional_words),
+            service=frozenset(w.lower() for w in it.service_words),
+            technical=frozenset(w.lower() for w in it.technical_terms),
+            max_name_words=it.max_name_words, first_hosts=it.first_hosts)
+        self.lifted = {"navigational": Lifted.of(it.navigational),
+                       "definitional": Lifted.of(it.definitional),
+                       "transactional": Lifted.of(it.transactional),
+                       "informational": Lifted.of(it.informational)}
         self.demote = frozenset(d.lower() for d in policy.demote_domains)
         self.prefer = frozenset(d.lower() for d in policy.prefer_domains)
         st = policy.source_types
@@ -179,30 +213,50 @@ class Rules:
         label = site_label(host)
         return label in {"google", "bing", "duckduckgo", "yandex", "baidu"}
 
-    def non_answer(self, host: str, path: str, query: str, query_text: str,
-                   preferred: str | None) -> str | None:
-        """The reason this URL is not an answer, or None."""
-        if host_matches(host, self.non_answer_hosts):
-            return HOST_REASON
+    def intent(self, query_text: str, hosts: list[str]) -> QueryIntent:
+        """The query's intent (``hosts``: result hosts in the engines' order)."""
+        if not query_text.strip():
+            return NO_INTENT
+        found = detect_intent(query_text, hosts, self.intent_words)
+        if not self.intent_enabled:
+            return QueryIntent("informational", f"intent rules off (would be {found.kind})")
+        return found
+
+    def non_answer(self, host: str, path: str, query: str, named: bool, preferred: str | None,
+                   lifted: Lifted = NOTHING_LIFTED) -> tuple[str | None, str | None]:
+        """(the reason this URL is not an answer, or None; the exception that kept it)."""
+        kept_by = None
+        listed = host_matches(host, self.non_answer_hosts)
+        if listed:
+            if not host_matches(host, lifted.hosts):
+                return HOST_REASON, None
+            kept_by = f"hosts:{listed}"
         segments = path_segments(path)
-        if (not segments and not query and self.host_root == "drop" and not preferred
-                and not names_site(query_text, host)):
-            return ROOT_REASON
+        if not segments and not query and self.host_root == "drop" and not preferred:
+            if not named and not lifted.host_root:
+                return ROOT_REASON, None
+            kept_by = kept_by or ("query names the site" if named else "host_root")
         pattern = self.path_patterns.first_match(segments, bool(query))
         if pattern is not None:
-            return f"path_pattern:{pattern.text}"
+            if pattern.text not in lifted.path_patterns:
+                return f"path_pattern:{pattern.text}", None
+            kept_by = kept_by or f"path_pattern:{pattern.text}"
+            pattern = self.path_patterns.first_match(segments, bool(query),
+                                                     lifted.path_patterns)
+            if pattern is not None:
+                return f"path_pattern:{pattern.text}", None
         if query:
             keys = {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
             if self.action_keys & set(keys):
-                return QUERY_REASON
+                return QUERY_REASON, None
             if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
-                return QUERY_REASON
-        return None
+                return QUERY_REASON, None
+        return None, kept_by
 
-    def root_demoted(self, host: str, path: str, query: str, query_text: str,
-                     preferred: str | None) -> bool:
+    def root_demoted(self, host: str, path: str, query: str, named: bool,
+                     preferred: str | None, lifted: Lifted) -> bool:
         return (self.host_root == "demote" and not path_segments(path) and not query
-                and not preferred and not names_site(query_text, host))
+                and not preferred and not named and not lifted.host_root)
 
     def source_type(self, host: str, path: str, query: str, demoted: bool,
                     preferred: str | None) -> SourceType:
@@ -214,37 +268,39 @@ class Rules:
                 return kind
         return "official" if preferred else "web"
 
-    def judge(self, host: str, path: str, query: str, query_text: str = "") -> Verdict:
+    def judge(self, host: str, path: str, query: str, query_text: str = "",
+              intent: QueryIntent | None = None) -> Verdict:
+        intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
+        lifted = self.lifted[intent.kind]
+        match = site_named(query_text, host)
+        named = match == 2
         preferred = host_matches(host, self.prefer)
-        drop = self.non_answer(host, path, query, query_text, preferred)
+        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted)
+        if kept_by:
+            kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = host_matches(host, self.demote)
-        demoted = f"demote_domains:{demoted_by}" if demoted_by else None
-        if not demoted and self.root_demoted(host, path, query, query_text, preferred):
+        demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
+        if not demoted and self.root_demoted(host, path, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
         kind = self.source_type(host, path, query, bool(demoted), preferred)
-        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind)
+        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
+                       named=named, kept_by=kept_by)
+
+
+def site_named(query_text: str, host: str) -> int:
+    """Does this query name this site? 2 its whole name (``cure for boredom`` names
+    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``; ``example.com`` typed),
+    1 a part of it, 0 not (see intent.name_match)."""
+    if not query_text:
+        return 0
+    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
+    if typed == registrable_domain(host):
+        return 2
+    words = query_words(query_text)
+    return name_match(words, host) if len(words) <= 6 else 0
 
 
 def names_site(query_text: str, host: str) -> bool:
-    """Is this a navigational query for this site? ``cure for boredom`` names
-    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``."""
-    if not query_text:
-        return False
-    label = re.sub(r"[^a-z0-9]", "", site_label(host).lower())
-    if not label:
-        return False
-    words = re.findall(r"[a-z0-9]+", query_text.lower())
-    words = [w for w in words if w not in NAV_FILLER]
-    compact = "".join(words)
-    if len(compact) < 3:
-        return False
-    if compact == label:
-        return True
-    # "cure for boredom" -> "thecureforboredom"; short queries only, so a topic query that
-    # happens to contain a brand ("proxmox thin pool ...") is not navigational.
-    if len(words) <= 4 and len(compact) >= 5 and compact in label:
-        return True
-    # "example.com" typed as a query, or the registrable domain spelled out.
-    return query_text.strip().lower().removeprefix("www.") == registrable_domain(host)
+    return site_named(query_text, host) == 2
