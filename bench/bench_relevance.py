@@ -106,7 +106,7 @@ def serve(serps: Path) -> tuple[ThreadingHTTPServer, str]:
     empty = json.dumps({"query": "", "results": []}).encode()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             q = parse_qs(urlparse(self.path).query).get("q", [""])[0]
             body = answers.get(slug(q), empty)
             self.send_response(200)

@@ -7,8 +7,8 @@ score = engine + agreement + named + prefer + relevance + off_topic + demote, wh
    (the discount of nDCG: 1, 0.63, 0.5, 0.43 ... 0.29 at 10), so an engine's first results
    stay on top unless other evidence is strong. agreement: ``multi_engine_bonus`` per engine
    beyond the first (results several engines found independently are more likely real).
-2. named: ``named_bonus`` when the query names the site (``logitech`` -> logitech.com): the
-   result the query asks for is never buried (see intent.names_host).
+2. named: ``named_bonus`` for the front page of a site the query names (``logitech`` ->
+   logitech.com/): the result the query asks for is never buried (see intent.name_match).
 3. prefer: ``prefer_bonus`` for a preferred host: bounded, it re-orders comparable results
    (about two places near the top) and never outweighs the engines' own top answers.
 4. relevance: BM25 of title + snippet + URL words, scaled so the best gets
@@ -119,6 +119,19 @@ def _r(x: float) -> float:
     return round(x, 4)
 
 
+_INDEX = re.compile(r"^(index|default|home|main)\.[a-z]{2,5}$")
+
+
+def front_page(c: Candidate) -> bool:
+    """A site's front door: ``/``, ``/en/``, ``/index.html``, ``/en/index.html``."""
+    if c.query:
+        return False
+    segments = [s for s in c.path.split("/") if s]
+    if segments and _INDEX.match(segments[-1].lower()):
+        segments.pop()
+    return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
+
+
 def _doc(c: Candidate) -> list[str]:
     return tokens(f"{c.title} {c.snippet} {c.host.replace('.', ' ')} "
                   f"{c.path.replace('/', ' ').replace('-', ' ').replace('_', ' ')}")
@@ -140,7 +153,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         rel = _r(weights.relevance_weight * r / rmax)
         prefer = _r(weights.prefer_bonus if v.preferred else 0.0)
         multi = _r(weights.multi_engine_bonus * max(0, len(c.engines) - 1))
-        named = _r(weights.named_bonus if v.named else 0.0)
+        named = _r(weights.named_bonus if v.named and front_page(c) else 0.0)
         off = _r(-weights.off_topic_penalty if guard and r == 0 and not v.named else 0.0)
         demote = _r(-weights.demote_penalty if v.demoted else 0.0)
         total = _r(engine + rel + prefer + multi + named + off + demote)

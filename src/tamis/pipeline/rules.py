@@ -207,6 +207,15 @@ class Rules:
             return True  # a site root with a search key: WordPress '/?s=...'
         return any(s in self.search_segments for s in segments)
 
+    def is_search_script(self, segments: list[str]) -> bool:
+        """``search.php``, ``smartsearch.cgi``, ``search.asp``: a site's own search page."""
+        for segment in segments:
+            stem, dot, _ = segment.partition(".")
+            if dot and (stem in self.search_segments
+                        or (stem.endswith("search") and not stem.endswith("research"))):
+                return True
+        return False
+
     @staticmethod
     def _search_engine_host(host: str) -> bool:
         # google.de, www.google.co.uk ...: every country site of the big engines.
@@ -250,6 +259,8 @@ class Rules:
             if self.action_keys & set(keys):
                 return QUERY_REASON, None
             if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
+                return QUERY_REASON, None
+            if any(keys.values()) and self.is_search_script(segments):
                 return QUERY_REASON, None
         return None, kept_by
 
