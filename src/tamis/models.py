@@ -132,6 +132,7 @@ class ScoreParts(BaseModel):
     multi_engine: float
     named: float = Field(default=0.0, description="The query names this site")
     off_topic: float = Field(default=0.0, description="No query word in title, snippet, URL")
+    same_site: float = Field(default=0.0, description="Better-ranked results from this host")
     demote: float
     total: float
     tier: Literal["primary", "normal", "demoted"]

@@ -38,8 +38,8 @@ def test_demoted_ranks_below_everything_whatever_its_engines() -> None:
 def test_scores_are_explained_by_their_parts() -> None:
     candidates, _ = merge([(hit("https://github.com/a/b", "thin pool", {"bing": 1, "brave": 2}),
                             0, 1.0)], tracking_params=[], max_chars=400)
-    kept, _ = filter_candidates(candidates, Rules(POLICY), "thin pool")
-    parts = rank(kept, "thin pool", POLICY.ranking)[0].parts
+    kept, _ = filter_candidates(candidates, Rules(POLICY), "thin pool metadata error")
+    parts = rank(kept, "thin pool metadata error", POLICY.ranking)[0].parts
     assert parts.prefer == 100 and parts.multi_engine == 25 and parts.demote == 0
     # bing 1 and brave 2: 1000 / log2(2) + 1000 / log2(3); the best relevance gets the weight
     assert parts.fusion == 1630.9298 and parts.relevance == 40

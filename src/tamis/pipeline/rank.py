@@ -94,13 +94,15 @@ class Parts:
     demote: float
     total: float
     tier: str
+    same_site: float
     demote_reason: str | None
     kept_by: str | None
 
     def model(self) -> ScoreParts:
         return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
                           multi_engine=self.multi_engine, named=self.named,
-                          off_topic=self.off_topic, demote=self.demote,
+                          off_topic=self.off_topic, same_site=self.same_site,
+                          demote=self.demote,
                           total=self.total, tier=self.tier,  # type: ignore[arg-type]
                           demote_reason=self.demote_reason, kept_by=self.kept_by)
 
@@ -145,21 +147,25 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
     guard = weights.off_topic_penalty > 0 and sum(1 for r in relevance if r > 0) >= 2
+    # The named-site bonus goes to a site only when the query names one site: "Code 9"
+    # naming code9.com.au, thecode9project.org and code9security.com names none of them.
+    named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
     ranked = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
         engine = _r(weights.engine_weight * engine_evidence(c))
         rel = _r(weights.relevance_weight * r / rmax)
-        prefer = _r(weights.prefer_bonus if v.preferred else 0.0)
+        prefer = _r(weights.prefer_bonus if v.preferred and v.prefer_counts else 0.0)
         multi = _r(weights.multi_engine_bonus * max(0, len(c.engines) - 1))
-        named = _r(weights.named_bonus if v.named and front_page(c) else 0.0)
+        named = _r(weights.named_bonus if v.named and front_page(c) and len(named_sites) == 1
+                   else 0.0)
         off = _r(-weights.off_topic_penalty if guard and r == 0 and not v.named else 0.0)
         demote = _r(-weights.demote_penalty if v.demoted else 0.0)
         total = _r(engine + rel + prefer + multi + named + off + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
-                                      tier, v.demoted, v.kept_by)))
+                                      tier, 0.0, v.demoted, v.kept_by)))
 
     def order(item: Ranked) -> tuple[int, float, int, int, str]:
         c = item.candidate
@@ -171,4 +177,23 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             c.key,
         )
 
-    return sorted(ranked, key=order)
+    ranked.sort(key=order)
+    if weights.same_site_penalty > 0:
+        _vary(ranked, weights.same_site_penalty)
+        ranked.sort(key=order)
+    return ranked
+
+
+def _vary(ranked: list[Ranked], penalty: float) -> None:
+    """Every result after the first of one site (registrable domain, in score order) loses
+    ``penalty`` once: a second page of the same site only outranks another site's page when
+    its evidence is clearly better. One pass: the order within a site never changes, so a
+    ``site:`` query keeps the engine's order."""
+    seen: set[str] = set()
+    for item in ranked:
+        site = item.candidate.domain
+        if site in seen and not item.judged.verdict.preferred:
+            p = item.parts
+            p.same_site = _r(-penalty)
+            p.total = _r(p.total + p.same_site)
+        seen.add(site)

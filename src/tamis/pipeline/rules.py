@@ -115,11 +115,12 @@ class Lifted:
     host_root: bool
     hosts: frozenset[str]
     path_patterns: frozenset[str]
+    prefer: bool = True
 
     @classmethod
     def of(cls, exc: IntentExceptions) -> Lifted:
         return cls(exc.host_root, frozenset(h.lower() for h in exc.hosts),
-                   frozenset(exc.path_patterns))
+                   frozenset(exc.path_patterns), exc.prefer)
 
 
 NOTHING_LIFTED = Lifted(False, frozenset(), frozenset())
@@ -134,6 +135,7 @@ class Verdict:
     preferred: str | None  # the prefer_domains entry it matched
     source_type: SourceType
     named: bool = False  # the query names this site ("logitech" -> logitech.com)
+    prefer_counts: bool = True  # prefer_bonus applies (policy.intent.<intent>.prefer)
     kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
 
     @property
@@ -297,7 +299,7 @@ class Rules:
             preferred = None  # a demote rule always wins over prefer
         kind = self.source_type(host, path, query, bool(demoted), preferred)
         return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                       named=named, kept_by=kept_by)
+                       named=named, prefer_counts=lifted.prefer, kept_by=kept_by)
 
 
 def site_named(query_text: str, host: str) -> int:

@@ -127,6 +127,8 @@ class Ranking(Strict):
     named_bonus: float = Field(default=300, ge=0, description="The query names the site")
     relevance_weight: float = Field(default=40, ge=0, description="BM25, best result")
     off_topic_penalty: float = Field(default=150, ge=0, description="No query word at all")
+    same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
+                                     " once: the top stays varied")
 
 
 class SourceTypes(Strict):
@@ -177,6 +179,8 @@ class IntentExceptions(Strict):
     hosts: list[str] = Field(default_factory=list, description="non_answer.hosts kept")
     path_patterns: list[str] = Field(default_factory=list,
                                      description="non_answer.path_patterns not applied")
+    prefer: bool = Field(default=True, description="false: prefer_bonus does not apply (the"
+                         " preferred hosts are technical sources)")
 
 
 class IntentPolicy(Strict):
