@@ -64,8 +64,10 @@ def registrable_domain(host: str) -> str:
 @lru_cache(maxsize=65536)
 def site_label(host: str) -> str:
     """The name part of the registrable domain: ``thecureforboredom`` of its .com."""
-    ext = _extractor()(host)
-    return ext.domain or host
+    domain = registrable_domain(host)
+    if not domain or ":" in domain or domain.replace(".", "").isdigit():
+        return host  # an IP address names nothing
+    return domain.split(".", 1)[0]
 
 
 @lru_cache(maxsize=65536)
