@@ -85,8 +85,8 @@ def _spellings(words: list[str]) -> set[str]:
 
 def name_match(words: list[str], host: str) -> int:
     """How well these query words spell the name of this host: 2 the whole name (``the owl
-    club`` -> ``theowlclub.net``, ``hövelhof`` -> ``hoevelhof.de``, ``west point nebraska``
-    -> ``ci.west-point.ne.us``), 1 a part of it (``John McCain`` -> ``mccain2000.com``,
+    club`` -> ``theowlclub.net``, ``hövelhof`` -> ``hoevelhof.de``), 1 a part of it (``west
+    point nebraska`` -> ``ci.west-point.ne.us``, ``John McCain`` -> ``mccain2000.com``,
     ``golden books`` -> ``goldenbough.com``), 0 not at all."""
     content = [w for w in words if w not in _FILLER] or words
     if not content:
