@@ -47,6 +47,8 @@ class QueryIntent:
 
 def fold(text: str) -> str:
     """Lower-case without accents: ``Hövelhof`` -> ``hovelhof``."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -78,50 +80,67 @@ def host_labels(host: str) -> tuple[str, ...]:
                  if label and label != "www")
 
 
-def _spellings(words: list[str]) -> set[str]:
+def _spellings(words: list[str] | tuple[str, ...]) -> set[str]:
     joined = " ".join(words)
     return {re.sub(r"[\W_]", "", fold(joined)), re.sub(r"[\W_]", "", _umlaut(joined))}
 
 
-def name_match(words: list[str], host: str) -> int:
+@dataclass(frozen=True, slots=True)
+class NameForms:
+    """The ways a query can spell a site's name, computed once per query."""
+
+    content: tuple[str, ...]
+    compacts: tuple[str, ...]  # the words run together, accents folded or spelled out
+    initials: str
+    cores: tuple[str, ...]  # distinctive words (5+ letters) of a short name
+
+
+@lru_cache(maxsize=1024)
+def name_forms(words: tuple[str, ...]) -> NameForms:
+    content = tuple(w for w in words if w not in _FILLER) or words
+    compacts = tuple(sorted(c for c in _spellings(words) | _spellings(content) if len(c) >= 3))
+    initials = "".join(w[0] for w in content) if len(content) >= 2 else ""
+    cores = tuple(sorted({sp for w in content for sp in (fold(w), _umlaut(w)) if len(sp) >= 5}))
+    return NameForms(content, compacts, initials if len(initials) >= 3 else "",
+                     cores if 2 <= len(content) <= 3 else ())
+
+
+def name_match(words: list[str] | tuple[str, ...], host: str) -> int:
     """How well these query words spell the name of this host: 2 the whole name (``the owl
     club`` -> ``theowlclub.net``, ``hövelhof`` -> ``hoevelhof.de``), 1 a part of it (``west
     point nebraska`` -> ``ci.west-point.ne.us``, ``John McCain`` -> ``mccain2000.com``,
     ``golden books`` -> ``goldenbough.com``), 0 not at all."""
-    content = [w for w in words if w not in _FILLER] or words
-    if not content:
+    if not words:
         return 0
+    return _match(name_forms(tuple(words)), host)
+
+
+@lru_cache(maxsize=65536)
+def _match(forms: NameForms, host: str) -> int:
     labels = [label for label in host_labels(host) if len(label) >= 3]
-    if not labels:
+    if not labels or not forms.content:
         return 0
+    one_word = len(forms.content) == 1
     partial = False
-    for compact in _spellings(words) | _spellings(content):
-        if len(compact) < 3:
-            continue
+    for compact in forms.compacts:
         for label in labels:
             if compact == label:
                 return 2
-            if len(content) == 1:
+            if one_word:
                 # one word: the label is that word plus a little ("logitechg"), no more
                 if label.startswith(compact) and len(label) - len(compact) <= 2:
                     return 2
                 continue
-            if len(content) <= 4 and len(compact) >= 5 and compact in label:
+            if len(forms.content) <= 4 and len(compact) >= 5 and compact in label:
                 return 2
             if len(label) >= 6 and label in compact and len(label) * 2 >= len(compact):
                 partial = True
-    if len(content) >= 2:
-        initials = "".join(w[0] for w in content)
-        if len(initials) >= 3 and initials in labels:
-            return 2
-        if len(content) <= 3:
-            # one distinctive word of a short name is the label's core: mccain -> mccain2000
-            for w in content:
-                for spelled in {fold(w), _umlaut(w)}:
-                    if len(spelled) >= 5 and any(label.startswith(spelled)
-                                                 or label.endswith(spelled)
-                                                 for label in labels):
-                        partial = True
+    if forms.initials and forms.initials in labels:
+        return 2
+    # one distinctive word of a short name is the label's core: mccain -> mccain2000
+    if any(label.startswith(core) or label.endswith(core)
+           for core in forms.cores for label in labels):
+        partial = True
     return 1 if partial else 0
 
 

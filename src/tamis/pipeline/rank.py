@@ -53,10 +53,11 @@ def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0
         return [0.0] * len(docs)
     n = len(docs)
     avg = sum(len(d) for d in docs) / n or 1.0
-    df = {t: sum(1 for d in docs if t in d) for t in terms}
+    wanted = frozenset(terms)
+    counts = [Counter(w for w in doc if w in wanted) for doc in docs]
+    df = {t: sum(1 for tf in counts if t in tf) for t in terms}
     scores = []
-    for doc in docs:
-        tf = Counter(doc)
+    for doc, tf in zip(docs, counts, strict=True):
         score = 0.0
         for t in terms:
             f = tf.get(t, 0)

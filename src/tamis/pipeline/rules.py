@@ -15,6 +15,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import parse_qsl, unquote
 
 from tamis.models import SourceType
@@ -39,6 +40,8 @@ class PathPattern:
     needs_child: bool
     needs_query: bool
     matchers: tuple[Callable[[str], bool], ...]
+    first_literal: bool = True
+    head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
@@ -48,8 +51,10 @@ class PathPattern:
         body = body.rstrip("?")
         needs_child = body.endswith("/")
         segments = tuple(s.lower() for s in body.split("/") if s)
+        first = segments[0] if segments else ""
         return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments))
+                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
+                   re.split(r"[*?\[]", first, maxsplit=1)[0])
 
     def matches(self, segments: list[str], has_query: bool) -> bool:
         if self.needs_query and not has_query:
@@ -60,9 +65,12 @@ class PathPattern:
         need = n + (1 if self.needs_child else 0)
         if len(segments) < need:
             return False
-        first = self.segments[0]
-        if self.anywhere and _is_literal(first) and first not in segments:
-            return False
+        if self.anywhere:
+            if self.first_literal:
+                if self.segments[0] not in segments:
+                    return False
+            elif self.head and not any(s.startswith(self.head) for s in segments):
+                return False
         starts = range(len(segments) - need + 1) if self.anywhere else (0,)
         return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
 
@@ -104,6 +112,7 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
     return lambda segment: regex.match(segment) is not None
 
 
+@lru_cache(maxsize=65536)
 def path_segments(path: str) -> list[str]:
     return [unquote(s).lower() for s in path.split("/") if s]
 
@@ -156,12 +165,24 @@ class _TypeRule:
         self.paths = PatternSet([PathPattern.parse(e) for e in entries
                                  if e.startswith(("/", "**/"))])
 
-    def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
+    def matches_host(self, host: str) -> bool:
         if host_matches(host, self.domains):
             return True
-        if self.prefixes and host.startswith(self.prefixes):
-            return True
-        return self.paths.first_match(segments, has_query) is not None
+        return bool(self.prefixes) and host.startswith(self.prefixes)
+
+    def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
+        return self.matches_host(host) or self.paths.first_match(segments,
+                                                                 has_query) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """What the policy says of a host alone, worked out once per host and search."""
+
+    listed: str | None  # the non_answer.hosts entry it matches
+    preferred: str | None
+    demoted_by: str | None
+    kinds: frozenset[str]  # source types its host rules give
 
 
 class Rules:
@@ -200,6 +221,16 @@ class Rules:
             ("forum", _TypeRule(st.forum)),
             ("official", _TypeRule(st.official)),
         ]
+        self._hosts: dict[str, HostFacts] = {}
+
+    def host_facts(self, host: str) -> HostFacts:
+        facts = self._hosts.get(host)
+        if facts is None:
+            facts = self._hosts[host] = HostFacts(
+                host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
+                host_matches(host, self.demote),
+                frozenset(kind for kind, rule in self.type_rules if rule.matches_host(host)))
+        return facts
 
     # -- the rules -----------------------------------------------------------------------
     def is_search_page(self, host: str, segments: list[str]) -> bool:
@@ -237,7 +268,7 @@ class Rules:
                    lifted: Lifted = NOTHING_LIFTED) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it)."""
         kept_by = None
-        listed = host_matches(host, self.non_answer_hosts)
+        listed = self.host_facts(host).listed
         if listed:
             if not host_matches(host, lifted.hosts):
                 return HOST_REASON, None
@@ -276,8 +307,9 @@ class Rules:
         if demoted:
             return "content-farm"
         segments = path_segments(path)
+        kinds = self.host_facts(host).kinds
         for kind, rule in self.type_rules:
-            if rule.matches(host, segments, bool(query)):
+            if kind in kinds or rule.paths.first_match(segments, bool(query)) is not None:
                 return kind
         return "official" if preferred else "web"
 
@@ -287,11 +319,12 @@ class Rules:
         lifted = self.lifted[intent.kind]
         match = site_named(query_text, host)
         named = match == 2
-        preferred = host_matches(host, self.prefer)
+        facts = self.host_facts(host)
+        preferred = facts.preferred
         drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted)
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
-        demoted_by = host_matches(host, self.demote)
+        demoted_by = facts.demoted_by
         demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
         if not demoted and self.root_demoted(host, path, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
@@ -308,11 +341,16 @@ def site_named(query_text: str, host: str) -> int:
     1 a part of it, 0 not (see intent.name_match)."""
     if not query_text:
         return 0
-    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
+    typed, words = _query_name(query_text)
     if typed == registrable_domain(host):
         return 2
-    words = query_words(query_text)
     return name_match(words, host) if len(words) <= 6 else 0
+
+
+@lru_cache(maxsize=1024)
+def _query_name(query_text: str) -> tuple[str, tuple[str, ...]]:
+    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
+    return typed, tuple(query_words(query_text))
 
 
 def names_site(query_text: str, host: str) -> bool:

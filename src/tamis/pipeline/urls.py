@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
 
 MAX_URL_LENGTH = 4096
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -257,14 +257,33 @@ def _escape_unsafe(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", text)
 
 
+def _content_pieces(query: str, tracking: tuple[str, ...]) -> list[str]:
+    """The query string's pieces minus tracking parameters, each exactly as it was."""
+    if not query:
+        return []
+    matcher = _tracking_matcher(tracking)
+    return [piece for piece in query.split("&") if piece and not matcher.match(
+        unquote(piece.split("=", 1)[0].replace("+", " ")).lower())]
+
+
 def _content_query(query: str, tracking: tuple[str, ...]) -> str:
     """The query string minus tracking parameters, every kept piece exactly as it was."""
-    if not query:
-        return ""
-    matcher = _tracking_matcher(tracking)
-    kept = [piece for piece in query.split("&") if piece and not matcher.match(
-        unquote(piece.split("=", 1)[0].replace("+", " ")).lower())]
-    return "&".join(kept)
+    return "&".join(_content_pieces(query, tracking))
+
+
+_PLAIN = r"[A-Za-z0-9\-._~:@!$'()*,;/?]"
+_PLAIN_QUERY_PIECE = re.compile(f"^{_PLAIN}+(={_PLAIN}+)?$")  # nothing to normalise
+
+
+def _key_piece(piece: str) -> str:
+    """One ``k=v`` piece with its percent-encoding normalised (``+`` is a space)."""
+    if _PLAIN_QUERY_PIECE.match(piece):
+        return piece
+    k, eq, v = piece.partition("=")
+    k = quote(unquote(k.replace("+", " ")), safe=QUERY_SAFE)
+    if not eq or v == "":
+        return k
+    return f"{k}={quote(unquote(v.replace('+', ' ')), safe=QUERY_SAFE)}"
 
 
 def clean_url(raw: str, tracking: tuple[str, ...],
@@ -300,8 +319,10 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     default_port = port in (None, DEFAULT_PORTS[scheme])
     netloc = shown_host if default_port else f"{shown_host}:{port}"
     shown_path = _escape_unsafe(parts.path) or "/"
-    shown_query = _escape_unsafe(_content_query(parts.query, tracking))
-    url = urlunsplit((scheme, netloc, shown_path, shown_query, ""))
+    pieces = _content_pieces(parts.query, tracking)
+    shown_query = _escape_unsafe("&".join(pieces))
+    url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
+           else f"{scheme}://{netloc}{shown_path}")
 
     # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
     # slashes normalised, www. and scheme folded, parameters sorted.
@@ -312,15 +333,7 @@ def clean_url(raw: str, tracking: tuple[str, ...],
         path = "/" + path.lstrip("/")
     if path in (".", ""):
         path = "/"
-    params = [
-        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not _is_tracking(k, tracking)
-    ] if parts.query else []
-    query = "&".join(
-        f"{quote(k, safe=QUERY_SAFE)}={quote(v, safe=QUERY_SAFE)}" if v != "" else
-        quote(k, safe=QUERY_SAFE)
-        for k, v in params
-    )
+    query = "&".join(_key_piece(p) for p in pieces)
     bare = host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
     shown_bare = f"[{bare}]" if ":" in bare else bare
     key_netloc = shown_bare if default_port else f"{shown_bare}:{port}"
