@@ -180,18 +180,18 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
 
     ranked.sort(key=order)
     if weights.same_site_penalty > 0:
-        _vary(ranked, weights.same_site_penalty)
+        _vary(ranked, weights.same_site_penalty, weights.same_site_top)
         ranked.sort(key=order)
     return ranked
 
 
-def _vary(ranked: list[Ranked], penalty: float) -> None:
-    """Every result after the first of one site (registrable domain, in score order) loses
-    ``penalty`` once: a second page of the same site only outranks another site's page when
-    its evidence is clearly better. One pass: the order within a site never changes, so a
-    ``site:`` query keeps the engine's order."""
+def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
+    """In the first ``top`` places, every result after the first of one site (registrable
+    domain) loses ``penalty`` once: a second page of the same site keeps a top place only when
+    its evidence is clearly better. Preferred sources may repeat. One pass: the order within a
+    site never changes, so a ``site:`` query keeps the engine's order."""
     seen: set[str] = set()
-    for item in ranked:
+    for item in ranked[:top]:
         site = item.candidate.domain
         if site in seen and not item.judged.verdict.preferred:
             p = item.parts
