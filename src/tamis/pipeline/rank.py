@@ -186,15 +186,27 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
 
 
 def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
-    """In the first ``top`` places, every result after the first of one site (registrable
-    domain) loses ``penalty`` once: a second page of the same site keeps a top place only when
-    its evidence is clearly better. Preferred sources may repeat. One pass: the order within a
-    site never changes, so a ``site:`` query keeps the engine's order."""
+    """A site (registrable domain) with a second page in the first ``top`` places loses
+    ``penalty`` on every page after its first: a second page of the same site keeps a top
+    place only when its evidence is clearly better. Preferred sources, and the site the query
+    names, may repeat. The order within a site never changes, so a ``site:`` query keeps the
+    engine's order."""
     seen: set[str] = set()
-    for item in ranked[:top]:
+    repeating: set[str] = set()
+    for i, item in enumerate(ranked):
         site = item.candidate.domain
-        if site in seen and not item.judged.verdict.preferred:
+        if site in seen and i < top:
+            repeating.add(site)
+        seen.add(site)
+    if not repeating:
+        return
+    first: set[str] = set()
+    for item in ranked:
+        site = item.candidate.domain
+        verdict = item.judged.verdict
+        if site in first and site in repeating and not (verdict.preferred
+                                                         or verdict.named_part):
             p = item.parts
             p.same_site = _r(-penalty)
             p.total = _r(p.total + p.same_site)
-        seen.add(site)
+        first.add(site)

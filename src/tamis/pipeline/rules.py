@@ -144,6 +144,7 @@ class Verdict:
     preferred: str | None  # the prefer_domains entry it matched
     source_type: SourceType
     named: bool = False  # the query names this site ("logitech" -> logitech.com)
+    named_part: bool = False  # ... or a part of its name ("John McCain" -> mccain2000.com)
     prefer_counts: bool = True  # prefer_bonus applies (policy.intent.<intent>.prefer)
     kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
 
@@ -332,7 +333,8 @@ class Rules:
             preferred = None  # a demote rule always wins over prefer
         kind = self.source_type(host, path, query, bool(demoted), preferred)
         return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                       named=named, prefer_counts=lifted.prefer, kept_by=kept_by)
+                       named=named, named_part=match > 0, prefer_counts=lifted.prefer,
+                       kept_by=kept_by)
 
 
 def site_named(query_text: str, host: str) -> int:

@@ -129,7 +129,7 @@ class Ranking(Strict):
     off_topic_penalty: float = Field(default=150, ge=0, description="No query word at all")
     same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
                                      " once: the top stays varied")
-    same_site_top: int = Field(default=4, ge=0, description="The places same_site_penalty"
+    same_site_top: int = Field(default=3, ge=0, description="The places same_site_penalty"
                                " keeps varied")
 
 
