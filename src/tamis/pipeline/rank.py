@@ -51,20 +51,25 @@ def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0
     terms = sorted(set(tokens(query)))
     if not docs or not terms:
         return [0.0] * len(docs)
-    n = len(docs)
-    avg = sum(len(d) for d in docs) / n or 1.0
     wanted = frozenset(terms)
-    counts = [Counter(w for w in doc if w in wanted) for doc in docs]
-    df = {t: sum(1 for tf in counts if t in tf) for t in terms}
+    return _bm25(terms, [(len(d), Counter(w for w in d if w in wanted)) for d in docs], k1, b)
+
+
+def _bm25(terms: list[str], docs: list[tuple[int, Counter[str]]], k1: float = 1.2,
+          b: float = 0.75) -> list[float]:
+    """BM25 from each document's length and its counts of the query terms."""
+    n = len(docs)
+    avg = sum(length for length, _ in docs) / n or 1.0
+    df = {t: sum(1 for _, tf in docs if t in tf) for t in terms}
     scores = []
-    for doc, tf in zip(docs, counts, strict=True):
+    for length, tf in docs:
         score = 0.0
         for t in terms:
             f = tf.get(t, 0)
             if not f:
                 continue
             idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(doc) / avg))
+            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
         scores.append(score)
     return scores
 
@@ -135,16 +140,19 @@ def front_page(c: Candidate) -> bool:
     return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
 
 
-def _doc(c: Candidate) -> list[str]:
-    return tokens(f"{c.title} {c.snippet} {c.host.replace('.', ' ')} "
-                  f"{c.path.replace('/', ' ').replace('-', ' ').replace('_', ' ')}")
+def _doc(c: Candidate, wanted: frozenset[str]) -> tuple[int, Counter[str]]:
+    """Title, snippet and URL words: their number, and the counts of the query's terms."""
+    words = _WORD.findall(fold(f"{c.title} {c.snippet} {c.host} {c.path}"))
+    return len(words), Counter(w for w in words if w in wanted)
 
 
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
-    docs = [_doc(j.candidate) for j in items]
-    relevance = bm25_scores(query, docs)
+    terms = sorted(set(tokens(query)))
+    wanted = frozenset(terms)
+    relevance = (_bm25(terms, [_doc(j.candidate, wanted) for j in items]) if terms and items
+                 else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
     guard = weights.off_topic_penalty > 0 and sum(1 for r in relevance if r > 0) >= 2

@@ -80,21 +80,27 @@ class PatternSet:
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
-        self.by_first: dict[str, list[int]] = {}
+        self.by_first: dict[str, list[int]] = {}  # anchored, by their first segment
+        self.anywhere_by: dict[str, list[int]] = {}  # '**/x...', by the literal segment x
         self.always: list[int] = []
         for i, p in enumerate(patterns):
             first = p.segments[0] if p.segments else ""
-            if p.anywhere or not first or not _is_literal(first):
+            if not first or not _is_literal(first):
                 self.always.append(i)
+            elif p.anywhere:
+                self.anywhere_by.setdefault(first, []).append(i)
             else:
                 self.by_first.setdefault(first, []).append(i)
 
     def first_match(self, segments: list[str], has_query: bool,
                     skip: frozenset[str] = frozenset()) -> PathPattern | None:
-        if not self.patterns:
+        if not self.patterns or not segments:
             return None
-        candidates = self.always + (self.by_first.get(segments[0], []) if segments else [])
-        for i in sorted(candidates):
+        candidates = self.always + self.by_first.get(segments[0], [])
+        if self.anywhere_by:
+            for segment in segments:
+                candidates += self.anywhere_by.get(segment, ())
+        for i in sorted(set(candidates)):
             pattern = self.patterns[i]
             if pattern.text not in skip and pattern.matches(segments, has_query):
                 return pattern
