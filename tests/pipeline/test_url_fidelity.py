@@ -105,3 +105,13 @@ def test_wrappers_are_unwrapped(wrapped: str, target: str) -> None:
 def test_an_ad_click_is_flagged() -> None:
     assert clean_url("https://www.bing.com/aclick?ld=e8x&u=aHR0cHM", TRACKING).ad
     assert not clean_url("https://www.bing.com/search?q=x", TRACKING).ad
+
+
+def test_explain_url_keeps_ipv6_brackets() -> None:
+    from click.testing import CliRunner
+
+    from tamis.interfaces.cli import cli
+
+    result = CliRunner().invoke(cli, ["explain-url", "http://[2001:db8::1]/x"])
+    assert result.exit_code == 0
+    assert result.stdout.rstrip().endswith("http://[2001:db8::1]/x")
