@@ -34,13 +34,14 @@ from tamis.models import (
     LineAnswer,
     LineReport,
     Note,
+    QueryIntentInfo,
     Result,
     SearchRequest,
     SearchResponse,
     Timing,
 )
 from tamis.pipeline.fanout import USER_AGENT, FanoutContext, fan_out
-from tamis.pipeline.filter import filter_candidates
+from tamis.pipeline.filter import all_dropped_note, filter_candidates, query_intent
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import Ranked, rank
 from tamis.pipeline.rules import Rules
@@ -208,10 +209,12 @@ class Tamis:
         fanned = time.perf_counter()
 
         hits = [(hit, a.order, a.weight) for a in answers for hit in a.hits]
-        candidates, invalid = merge(hits, tracking_params=cfg.policy.normalise.tracking_params,
-                                    max_chars=cfg.max_chars)
         rules = Rules(cfg.policy)
-        kept, dropped = filter_candidates(candidates, rules, query)
+        candidates, invalid = merge(hits, tracking_params=cfg.policy.normalise.tracking_params,
+                                    max_chars=cfg.max_chars, unwrapper=rules.unwrapper)
+        intent = query_intent(candidates, rules, query)
+        kept, dropped = filter_candidates(candidates, rules, query, intent)
+        empty_note = all_dropped_note(kept, invalid + dropped)
         if request.include_domains or request.exclude_domains:
             kept, scoped = _scope(kept, request)
             dropped.extend(scoped)
@@ -246,10 +249,13 @@ class Tamis:
         notes = [n for a in answers for n in a.notes]
         notes += [Note(source=a.line, kind="cached", message="answer from cache")
                   for a in answers if a.cached]
+        if empty_note:
+            notes.append(Note(source="tamis", kind="info", message=empty_note))
         if status_note:
             notes.append(status_note)
         response = SearchResponse(
             query=query,
+            query_intent=QueryIntentInfo(kind=intent.kind, reason=intent.reason),
             status=status,  # type: ignore[arg-type]
             raw_result_count=len(hits),
             returned_count=len(results),

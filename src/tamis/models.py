@@ -125,14 +125,20 @@ class Dropped(BaseModel):
 class ScoreParts(BaseModel):
     """The components of a result's score, so every ranking decision can be explained."""
 
-    fusion: float = Field(description="Agreement and position across engines (RRF, weighted)")
-    relevance: float = Field(description="BM25 of title and snippet against the query")
+    fusion: float = Field(description="Engine evidence: engine_weight / log2(position + 1)"
+                          " per engine, times the line's weight")
+    relevance: float = Field(description="BM25 of title, snippet and URL words (tie-break)")
     prefer: float
     multi_engine: float
+    named: float = Field(default=0.0, description="The query names this site")
+    off_topic: float = Field(default=0.0, description="No query word in title, snippet, URL")
+    same_site: float = Field(default=0.0, description="Better-ranked results from this host")
     demote: float
     total: float
     tier: Literal["primary", "normal", "demoted"]
     demote_reason: str | None = None
+    kept_by: str | None = Field(default=None, description="The intent exception that kept a"
+                                " result a non-answer rule would drop")
 
 
 class Result(BaseModel):
@@ -159,6 +165,13 @@ class Result(BaseModel):
     )
     published: str | None = None
     explain: ScoreParts | None = None
+
+
+class QueryIntentInfo(BaseModel):
+    """navigational | definitional | transactional | informational, and why."""
+
+    kind: Literal["navigational", "definitional", "transactional", "informational"]
+    reason: str
 
 
 class ExtractionSummary(BaseModel):
@@ -193,6 +206,8 @@ class SearchResponse(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     query: str
+    query_intent: QueryIntentInfo | None = Field(
+        default=None, description="The query's intent, which decides the non-answer rules")
     status: Literal["ok", "no_results", "failed"]
     raw_result_count: int
     returned_count: int

@@ -38,11 +38,12 @@ def test_demoted_ranks_below_everything_whatever_its_engines() -> None:
 def test_scores_are_explained_by_their_parts() -> None:
     candidates, _ = merge([(hit("https://github.com/a/b", "thin pool", {"bing": 1, "brave": 2}),
                             0, 1.0)], tracking_params=[], max_chars=400)
-    kept, _ = filter_candidates(candidates, Rules(POLICY), "thin pool")
-    parts = rank(kept, "thin pool", POLICY.ranking)[0].parts
+    kept, _ = filter_candidates(candidates, Rules(POLICY), "thin pool metadata error")
+    parts = rank(kept, "thin pool metadata error", POLICY.ranking)[0].parts
     assert parts.prefer == 100 and parts.multi_engine == 25 and parts.demote == 0
-    assert parts.fusion == 60 and parts.relevance == 40  # the best gets the full weight
-    assert parts.total == 225 and parts.tier == "primary"
+    # bing 1 and brave 2: 1000 / log2(2) + 1000 / log2(3); the best relevance gets the weight
+    assert parts.fusion == 1630.9298 and parts.relevance == 40
+    assert parts.total == round(1630.9298 + 40 + 100 + 25, 4) and parts.tier == "primary"
 
 
 def test_order_is_the_same_for_any_arrival_order() -> None:
@@ -69,4 +70,4 @@ def test_line_weight_scales_that_lines_votes() -> None:
     kept, _ = filter_candidates(candidates, Rules(POLICY), "words")
     ranked = rank(kept, "words", POLICY.ranking)
     assert [r.candidate.host for r in ranked] == ["heavy.example", "light.example"]
-    assert ranked[0].parts.fusion == 60 and ranked[1].parts.fusion == 20
+    assert ranked[0].parts.fusion == 3000 and ranked[1].parts.fusion == 1000

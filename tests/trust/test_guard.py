@@ -44,15 +44,14 @@ def test_the_guard_fails_when_the_policy_loses_its_demote_list(tmp_path: Path) -
     assert report["verdict"] == "FAIL"
     best = report["guard"]["queries"][0]
     first = best["failures"][0]
+    # Engine evidence first: without the demote list, the engines' second answer is third.
     assert first == {
-        "query": BEST, "kind": "demoted_outranks", "host": "stackai.com", "rank": 10,
-        "message": f'"{BEST}": demoted host stackai.com at rank 10 outranks ibm.com (web)'
-                   " at rank 13"}
+        "query": BEST, "kind": "demoted_in_top_n", "host": "stackai.com", "rank": 3,
+        "message": f'"{BEST}": demoted host stackai.com at rank 3 (top 3)'}
     assert {f["host"] for f in best["failures"]} >= {"medium.com", "mindstudio.ai", "dev.to"}
     human = invoke(["check", "--config", str(config), "--replay", str(DEMO)])
     assert human.exit_code == 1
-    assert f'FAIL "{BEST}": demoted host stackai.com at rank 10 outranks ibm.com (web) at' \
-           " rank 13" in human.stdout
+    assert f'FAIL "{BEST}": demoted host stackai.com at rank 3 (top 3)' in human.stdout
     assert human.stdout.strip().splitlines()[-1] == "VERDICT: FAIL"
 
 

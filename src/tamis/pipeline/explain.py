@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tamis.pipeline.rules import Rules
-from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain, unwrap
+from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain
 from tamis.policy.loader import load_config
 from tamis.policy.schema import Config
 
@@ -15,22 +15,47 @@ def explain_url(url: str, *, query: str = "", config_path: str | None = None,
                 config: Config | None = None) -> dict[str, Any]:
     cfg = config or load_config(config_path).config
     tracking = tuple(t.lower() for t in cfg.policy.normalise.tracking_params)
-    unwrapped = unwrap(url.strip())
+    rules = Rules(cfg.policy)
     try:
-        clean = clean_url(url, tracking)
+        clean = clean_url(url, tracking, rules.unwrapper)
     except InvalidURL as exc:
         return {"url": url, "action": "DROP", "reason": f"invalid_url:{exc}",
                 "source_type": None, "key": None, "unwrapped_from": None}
+    if clean.ad:
+        return {"url": clean.url, "action": "DROP", "reason": "ad_click", "source_type": None,
+                "key": clean.key, "unwrapped_from": None}
     parts = urlsplit(clean.url)
-    verdict = Rules(cfg.policy).judge(clean.host, parts.path, parts.query, query)
+    intent = rules.intent(query, [clean.host])
+    verdict = rules.judge(clean.host, parts.path, parts.query, query, intent)
     reason = verdict.drop or verdict.demoted or (
         f"prefer_domains:{verdict.preferred}" if verdict.preferred else None)
-    return {
+    unwrapped = clean.url != _plain(url, tracking)
+    out: dict[str, Any] = {
         "url": clean.url,
         "action": verdict.action,
         "reason": reason,
         "source_type": verdict.source_type,
         "key": clean.key,
         "domain": registrable_domain(clean.host),
-        "unwrapped_from": url if unwrapped != url.strip() else None,
+        "unwrapped_from": url if unwrapped else None,
     }
+    if query:
+        out["query_intent"] = {"kind": intent.kind, "reason": intent.reason}
+        out["kept_by"] = verdict.kept_by
+    return out
+
+
+def _plain(url: str, tracking: tuple[str, ...]) -> str:
+    """The URL cleaned without unwrapping, to tell whether a wrapper was unwrapped."""
+    try:
+        return clean_url(url, tracking, _NO_WRAPPERS).url
+    except InvalidURL:
+        return url
+
+
+class _NoWrappers:
+    def unwrap(self, url: str) -> tuple[str, bool]:
+        return url, False
+
+
+_NO_WRAPPERS: Any = _NoWrappers()

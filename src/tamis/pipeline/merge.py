@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tamis.models import Candidate, Dropped, RawHit
-from tamis.pipeline.urls import InvalidURL, clean_text, clean_url, registrable_domain
+from tamis.pipeline.urls import InvalidURL, Unwrapper, clean_text, clean_url, registrable_domain
 
 
 @dataclass
@@ -41,20 +41,27 @@ def merge(
     *,
     tracking_params: list[str],
     max_chars: int,
+    unwrapper: Unwrapper | None = None,
 ) -> tuple[list[Candidate], list[Dropped]]:
     """Fold hits that are the same page. ``hits`` are (hit, line order, line weight).
 
-    Returns candidates in raw first-seen order, and the hits whose URL is not a web page.
+    Returns candidates in raw first-seen order, and the hits whose URL is not a web page
+    (or is an engine's paid ad click, ``ad_click``).
     """
     tracking = tuple(p.lower() for p in tracking_params)
     accs: dict[str, _Acc] = {}
     invalid: list[Dropped] = []
     for index, (hit, order, weight) in enumerate(hits, start=1):
         try:
-            clean = clean_url(hit.url, tracking)
+            clean = clean_url(hit.url, tracking, unwrapper)
         except InvalidURL as exc:
             invalid.append(Dropped(url=hit.url[:300], reason=f"invalid_url:{exc}",
                                    position=index, title=clean_text(hit.title, 200),
+                                   engines=sorted(set(hit.engines))))
+            continue
+        if clean.ad:
+            invalid.append(Dropped(url=clean.url[:300], reason="ad_click", position=index,
+                                   title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
         acc = accs.get(clean.key)

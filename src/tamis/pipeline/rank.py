@@ -1,16 +1,23 @@
-"""Rank: a deterministic, explainable score, and a stable order.
+"""Rank: a deterministic, explainable score built from evidence, in this order.
 
-score = fusion + relevance + prefer + multi_engine - demote, where
+score = engine + agreement + named + prefer + relevance + off_topic + demote, where
 
-- fusion: reciprocal rank fusion over every (engine, position) pair, each weighted by its
-  line's ``weight``, scaled so the best candidate gets ``fusion_weight``;
-- relevance: BM25 of title + snippet against the query, scaled so the best gets
-  ``relevance_weight``;
-- prefer: ``prefer_bonus`` for a preferred host; multi_engine: ``multi_engine_bonus`` per
-  engine beyond the first; demote: ``demote_penalty`` for a demoted host.
+1. engine: what the engines said. Every (engine, position) pair adds
+   ``engine_weight * line weight * decay(position)``; decay is ``1 / log2(position + 1)``
+   (the discount of nDCG: 1, 0.63, 0.5, 0.43 ... 0.29 at 10), so an engine's first results
+   stay on top unless other evidence is strong. agreement: ``multi_engine_bonus`` per engine
+   beyond the first (results several engines found independently are more likely real).
+2. named: ``named_bonus`` for the front page of a site the query names (``logitech`` ->
+   logitech.com/): the result the query asks for is never buried (see intent.name_match).
+3. prefer: ``prefer_bonus`` for a preferred host: bounded, it re-orders comparable results
+   (about two places near the top) and never outweighs the engines' own top answers.
+4. relevance: BM25 of title + snippet + URL words, scaled so the best gets
+   ``relevance_weight``: a tie-breaker. off_topic: ``-off_topic_penalty`` when a result
+   shares no word with the query while others do.
 
-Demoted results form a lower tier: they sort below every other result whatever the weights.
-Ties break on (best line order in config, best position, URL key): never on arrival order.
+Demoted results form a lower tier: they sort below every other result whatever the weights
+(our users' rule). Ties break on (best line order in config, best position, URL key): never
+on arrival order.
 """
 
 from __future__ import annotations
@@ -22,18 +29,21 @@ from dataclasses import dataclass
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
+from tamis.pipeline.intent import fold
 from tamis.policy.schema import Ranking
 
 STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
     "how", "i", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "what",
     "when", "where", "which", "who", "why", "with", "you", "your",
+    "de", "la", "le", "les", "des", "du", "en", "et", "el", "los", "y", "der", "die", "das",
+    "und", "http", "https", "www", "com", "org", "net", "html", "htm", "php",
 })
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def tokens(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+    return [w for w in _WORD.findall(fold(text)) if w not in STOPWORDS and len(w) > 1]
 
 
 def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> list[float]:
@@ -41,28 +51,39 @@ def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0
     terms = sorted(set(tokens(query)))
     if not docs or not terms:
         return [0.0] * len(docs)
+    wanted = frozenset(terms)
+    return _bm25(terms, [(len(d), Counter(w for w in d if w in wanted)) for d in docs], k1, b)
+
+
+def _bm25(terms: list[str], docs: list[tuple[int, Counter[str]]], k1: float = 1.2,
+          b: float = 0.75) -> list[float]:
+    """BM25 from each document's length and its counts of the query terms."""
     n = len(docs)
-    avg = sum(len(d) for d in docs) / n or 1.0
-    df = {t: sum(1 for d in docs if t in d) for t in terms}
+    avg = sum(length for length, _ in docs) / n or 1.0
+    df = {t: sum(1 for _, tf in docs if t in tf) for t in terms}
     scores = []
-    for doc in docs:
-        tf = Counter(doc)
+    for length, tf in docs:
         score = 0.0
         for t in terms:
             f = tf.get(t, 0)
             if not f:
                 continue
             idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(doc) / avg))
+            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
         scores.append(score)
     return scores
 
 
-def rrf(candidate: Candidate, k: float) -> float:
+def decay(position: int) -> float:
+    """The weight of an engine's position: 1 at 1, 0.63 at 2, 0.5 at 3, 0.29 at 10."""
+    return 1.0 / math.log2(max(position, 1) + 1)
+
+
+def engine_evidence(candidate: Candidate) -> float:
     total = 0.0
     for label in sorted(candidate.positions):
         line = label.split(":", 1)[0]
-        total += candidate.weights.get(line, 1.0) / (k + candidate.positions[label])
+        total += candidate.weights.get(line, 1.0) * decay(candidate.positions[label])
     return total
 
 
@@ -70,20 +91,26 @@ def rrf(candidate: Candidate, k: float) -> float:
 class Parts:
     """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see."""
 
-    fusion: float
+    fusion: float  # the engines' evidence (position decay, line weights)
     relevance: float
     prefer: float
     multi_engine: float
+    named: float
+    off_topic: float
     demote: float
     total: float
     tier: str
+    same_site: float
     demote_reason: str | None
+    kept_by: str | None
 
     def model(self) -> ScoreParts:
         return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
-                          multi_engine=self.multi_engine, demote=self.demote,
+                          multi_engine=self.multi_engine, named=self.named,
+                          off_topic=self.off_topic, same_site=self.same_site,
+                          demote=self.demote,
                           total=self.total, tier=self.tier,  # type: ignore[arg-type]
-                          demote_reason=self.demote_reason)
+                          demote_reason=self.demote_reason, kept_by=self.kept_by)
 
 
 @dataclass(slots=True)
@@ -100,26 +127,54 @@ def _r(x: float) -> float:
     return round(x, 4)
 
 
+_INDEX = re.compile(r"^(index|default|home|main)\.[a-z]{2,5}$")
+
+
+def front_page(c: Candidate) -> bool:
+    """A site's front door: ``/``, ``/en/``, ``/index.html``, ``/en/index.html``."""
+    if c.query:
+        return False
+    segments = [s for s in c.path.split("/") if s]
+    if segments and _INDEX.match(segments[-1].lower()):
+        segments.pop()
+    return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
+
+
+def _doc(c: Candidate, wanted: frozenset[str]) -> tuple[int, Counter[str]]:
+    """Title, snippet and URL words: their number, and the counts of the query's terms."""
+    words = _WORD.findall(fold(f"{c.title} {c.snippet} {c.host} {c.path}"))
+    return len(words), Counter(w for w in words if w in wanted)
+
+
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
-    fusion = [rrf(j.candidate, weights.rrf_k) for j in items]
-    relevance = bm25_scores(query, [tokens(f"{j.candidate.title} {j.candidate.snippet}")
-                                    for j in items])
-    fmax = max(fusion, default=0.0) or 1.0
+    terms = sorted(set(tokens(query)))
+    wanted = frozenset(terms)
+    relevance = (_bm25(terms, [_doc(j.candidate, wanted) for j in items]) if terms and items
+                 else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
+    # Off topic: no query word in title, snippet or URL, while other results have some.
+    guard = weights.off_topic_penalty > 0 and sum(1 for r in relevance if r > 0) >= 2
+    # The named-site bonus goes to a site only when the query names one site: "Code 9"
+    # naming code9.com.au, thecode9project.org and code9security.com names none of them.
+    named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
     ranked = []
-    for j, f, r in zip(items, fusion, relevance, strict=True):
+    for j, r in zip(items, relevance, strict=True):
         v = j.verdict
-        fusion = _r(weights.fusion_weight * f / fmax)
+        c = j.candidate
+        engine = _r(weights.engine_weight * engine_evidence(c))
         rel = _r(weights.relevance_weight * r / rmax)
-        prefer = _r(weights.prefer_bonus if v.preferred else 0.0)
-        multi = _r(weights.multi_engine_bonus * max(0, len(j.candidate.engines) - 1))
+        prefer = _r(weights.prefer_bonus if v.preferred and v.prefer_counts else 0.0)
+        multi = _r(weights.multi_engine_bonus * max(0, len(c.engines) - 1))
+        named = _r(weights.named_bonus if v.named and front_page(c) and len(named_sites) == 1
+                   else 0.0)
+        off = _r(-weights.off_topic_penalty if guard and r == 0 and not v.named else 0.0)
         demote = _r(-weights.demote_penalty if v.demoted else 0.0)
-        total = _r(fusion + rel + prefer + multi + demote)
+        total = _r(engine + rel + prefer + multi + named + off + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
-        ranked.append(Ranked(j, Parts(fusion, rel, prefer, multi, demote, total, tier,
-                                      v.demoted)))
+        ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
+                                      tier, 0.0, v.demoted, v.kept_by)))
 
     def order(item: Ranked) -> tuple[int, float, int, int, str]:
         c = item.candidate
@@ -131,4 +186,35 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             c.key,
         )
 
-    return sorted(ranked, key=order)
+    ranked.sort(key=order)
+    if weights.same_site_penalty > 0:
+        _vary(ranked, weights.same_site_penalty, weights.same_site_top)
+        ranked.sort(key=order)
+    return ranked
+
+
+def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
+    """A site (registrable domain) with a second page in the first ``top`` places loses
+    ``penalty`` on every page after its first: a second page of the same site keeps a top
+    place only when its evidence is clearly better. Preferred sources, and the site the query
+    names, may repeat. The order within a site never changes, so a ``site:`` query keeps the
+    engine's order."""
+    seen: set[str] = set()
+    repeating: set[str] = set()
+    for i, item in enumerate(ranked):
+        site = item.candidate.domain
+        if site in seen and i < top:
+            repeating.add(site)
+        seen.add(site)
+    if not repeating:
+        return
+    first: set[str] = set()
+    for item in ranked:
+        site = item.candidate.domain
+        verdict = item.judged.verdict
+        if site in first and site in repeating and not (verdict.preferred
+                                                         or verdict.named_part):
+            p = item.parts
+            p.same_site = _r(-penalty)
+            p.total = _r(p.total + p.same_site)
+        first.add(site)

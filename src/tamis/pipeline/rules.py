@@ -15,20 +15,21 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import parse_qsl, unquote
 
 from tamis.models import SourceType
-from tamis.pipeline.urls import host_matches, registrable_domain, site_label
-from tamis.policy.schema import Policy
+from tamis.pipeline.intent import IntentWords, QueryIntent, detect_intent, name_match, query_words
+from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
+from tamis.policy.schema import IntentExceptions, Policy
 
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "shopping_or_dictionary_host"
 ROOT_REASON = "navigational_host_root"
 QUERY_REASON = "search_or_shopping_query"
-
-# Words that do not name a site in a navigational query ("proxmox official site").
-NAV_FILLER = {"official", "site", "website", "homepage", "home", "page", "www", "web",
-              "com", "org", "net", "io", "dev", "app", "ai"}
+AD_REASON = "ad_click"
+# No intent (explain-url without a query, intent detection off): every rule applies.
+NO_INTENT = QueryIntent("informational", "no query")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class PathPattern:
     needs_child: bool
     needs_query: bool
     matchers: tuple[Callable[[str], bool], ...]
+    first_literal: bool = True
+    head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
@@ -48,8 +51,10 @@ class PathPattern:
         body = body.rstrip("?")
         needs_child = body.endswith("/")
         segments = tuple(s.lower() for s in body.split("/") if s)
+        first = segments[0] if segments else ""
         return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments))
+                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
+                   re.split(r"[*?\[]", first, maxsplit=1)[0])
 
     def matches(self, segments: list[str], has_query: bool) -> bool:
         if self.needs_query and not has_query:
@@ -60,9 +65,12 @@ class PathPattern:
         need = n + (1 if self.needs_child else 0)
         if len(segments) < need:
             return False
-        first = self.segments[0]
-        if self.anywhere and _is_literal(first) and first not in segments:
-            return False
+        if self.anywhere:
+            if self.first_literal:
+                if self.segments[0] not in segments:
+                    return False
+            elif self.head and not any(s.startswith(self.head) for s in segments):
+                return False
         starts = range(len(segments) - need + 1) if self.anywhere else (0,)
         return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
 
@@ -72,22 +80,30 @@ class PatternSet:
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
-        self.by_first: dict[str, list[int]] = {}
+        self.by_first: dict[str, list[int]] = {}  # anchored, by their first segment
+        self.anywhere_by: dict[str, list[int]] = {}  # '**/x...', by the literal segment x
         self.always: list[int] = []
         for i, p in enumerate(patterns):
             first = p.segments[0] if p.segments else ""
-            if p.anywhere or not first or not _is_literal(first):
+            if not first or not _is_literal(first):
                 self.always.append(i)
+            elif p.anywhere:
+                self.anywhere_by.setdefault(first, []).append(i)
             else:
                 self.by_first.setdefault(first, []).append(i)
 
-    def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
-        if not self.patterns:
+    def first_match(self, segments: list[str], has_query: bool,
+                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
+        if not self.patterns or not segments:
             return None
-        candidates = self.always + (self.by_first.get(segments[0], []) if segments else [])
-        for i in sorted(candidates):
-            if self.patterns[i].matches(segments, has_query):
-                return self.patterns[i]
+        candidates = self.always + self.by_first.get(segments[0], [])
+        if self.anywhere_by:
+            for segment in segments:
+                candidates += self.anywhere_by.get(segment, ())
+        for i in sorted(set(candidates)):
+            pattern = self.patterns[i]
+            if pattern.text not in skip and pattern.matches(segments, has_query):
+                return pattern
         return None
 
 
@@ -102,8 +118,27 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
     return lambda segment: regex.match(segment) is not None
 
 
+@lru_cache(maxsize=65536)
 def path_segments(path: str) -> list[str]:
     return [unquote(s).lower() for s in path.split("/") if s]
+
+
+@dataclass(frozen=True, slots=True)
+class Lifted:
+    """The non-answer rules one intent lifts (``policy.intent.<intent>``), compiled."""
+
+    host_root: bool
+    hosts: frozenset[str]
+    path_patterns: frozenset[str]
+    prefer: bool = True
+
+    @classmethod
+    def of(cls, exc: IntentExceptions) -> Lifted:
+        return cls(exc.host_root, frozenset(h.lower() for h in exc.hosts),
+                   frozenset(exc.path_patterns), exc.prefer)
+
+
+NOTHING_LIFTED = Lifted(False, frozenset(), frozenset())
 
 
 @dataclass(frozen=True)
@@ -114,6 +149,10 @@ class Verdict:
     demoted: str | None  # the rule that demotes it, e.g. "demote_domains:medium.com"
     preferred: str | None  # the prefer_domains entry it matched
     source_type: SourceType
+    named: bool = False  # the query names this site ("logitech" -> logitech.com)
+    named_part: bool = False  # ... or a part of its name ("John McCain" -> mccain2000.com)
+    prefer_counts: bool = True  # prefer_bonus applies (policy.intent.<intent>.prefer)
+    kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
 
     @property
     def action(self) -> str:
@@ -133,12 +172,24 @@ class _TypeRule:
         self.paths = PatternSet([PathPattern.parse(e) for e in entries
                                  if e.startswith(("/", "**/"))])
 
-    def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
+    def matches_host(self, host: str) -> bool:
         if host_matches(host, self.domains):
             return True
-        if self.prefixes and host.startswith(self.prefixes):
-            return True
-        return self.paths.first_match(segments, has_query) is not None
+        return bool(self.prefixes) and host.startswith(self.prefixes)
+
+    def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
+        return self.matches_host(host) or self.paths.first_match(segments,
+                                                                 has_query) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """What the policy says of a host alone, worked out once per host and search."""
+
+    listed: str | None  # the non_answer.hosts entry it matches
+    preferred: str | None
+    demoted_by: str | None
+    kinds: frozenset[str]  # source types its host rules give
 
 
 class Rules:
@@ -154,6 +205,19 @@ class Rules:
         self.search_hosts = frozenset(h.lower() for h in na.search_hosts)
         self.action_keys = frozenset(k.lower() for k in na.action_keys)
         self.host_root = na.host_root
+        self.unwrapper = Unwrapper(policy.normalise.wrappers)
+        it = policy.intent
+        self.intent_enabled = it.enabled
+        self.intent_words = IntentWords(
+            definitional=frozenset(w.lower() for w in it.definitional_words),
+            transactional=frozenset(w.lower() for w in it.transactional_words),
+            service=frozenset(w.lower() for w in it.service_words),
+            technical=frozenset(w.lower() for w in it.technical_terms),
+            max_name_words=it.max_name_words, first_hosts=it.first_hosts)
+        self.lifted = {"navigational": Lifted.of(it.navigational),
+                       "definitional": Lifted.of(it.definitional),
+                       "transactional": Lifted.of(it.transactional),
+                       "informational": Lifted.of(it.informational)}
         self.demote = frozenset(d.lower() for d in policy.demote_domains)
         self.prefer = frozenset(d.lower() for d in policy.prefer_domains)
         st = policy.source_types
@@ -164,6 +228,16 @@ class Rules:
             ("forum", _TypeRule(st.forum)),
             ("official", _TypeRule(st.official)),
         ]
+        self._hosts: dict[str, HostFacts] = {}
+
+    def host_facts(self, host: str) -> HostFacts:
+        facts = self._hosts.get(host)
+        if facts is None:
+            facts = self._hosts[host] = HostFacts(
+                host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
+                host_matches(host, self.demote),
+                frozenset(kind for kind, rule in self.type_rules if rule.matches_host(host)))
+        return facts
 
     # -- the rules -----------------------------------------------------------------------
     def is_search_page(self, host: str, segments: list[str]) -> bool:
@@ -173,78 +247,119 @@ class Rules:
             return True  # a site root with a search key: WordPress '/?s=...'
         return any(s in self.search_segments for s in segments)
 
+    def is_search_script(self, segments: list[str]) -> bool:
+        """``search.php``, ``smartsearch.cgi``, ``search.asp``: a site's own search page."""
+        for segment in segments:
+            stem, dot, _ = segment.partition(".")
+            if dot and (stem in self.search_segments
+                        or (stem.endswith("search") and not stem.endswith("research"))):
+                return True
+        return False
+
     @staticmethod
     def _search_engine_host(host: str) -> bool:
         # google.de, www.google.co.uk ...: every country site of the big engines.
         label = site_label(host)
         return label in {"google", "bing", "duckduckgo", "yandex", "baidu"}
 
-    def non_answer(self, host: str, path: str, query: str, query_text: str,
-                   preferred: str | None) -> str | None:
-        """The reason this URL is not an answer, or None."""
-        if host_matches(host, self.non_answer_hosts):
-            return HOST_REASON
+    def intent(self, query_text: str, hosts: list[str]) -> QueryIntent:
+        """The query's intent (``hosts``: result hosts in the engines' order)."""
+        if not query_text.strip():
+            return NO_INTENT
+        found = detect_intent(query_text, hosts, self.intent_words)
+        if not self.intent_enabled:
+            return QueryIntent("informational", f"intent rules off (would be {found.kind})")
+        return found
+
+    def non_answer(self, host: str, path: str, query: str, named: bool, preferred: str | None,
+                   lifted: Lifted = NOTHING_LIFTED) -> tuple[str | None, str | None]:
+        """(the reason this URL is not an answer, or None; the exception that kept it)."""
+        kept_by = None
+        listed = self.host_facts(host).listed
+        if listed:
+            if not host_matches(host, lifted.hosts):
+                return HOST_REASON, None
+            kept_by = f"hosts:{listed}"
         segments = path_segments(path)
-        if (not segments and not query and self.host_root == "drop" and not preferred
-                and not names_site(query_text, host)):
-            return ROOT_REASON
+        if not segments and not query and self.host_root == "drop" and not preferred:
+            if not named and not lifted.host_root:
+                return ROOT_REASON, None
+            kept_by = kept_by or ("query names the site" if named else "host_root")
         pattern = self.path_patterns.first_match(segments, bool(query))
         if pattern is not None:
-            return f"path_pattern:{pattern.text}"
+            if pattern.text not in lifted.path_patterns:
+                return f"path_pattern:{pattern.text}", None
+            kept_by = kept_by or f"path_pattern:{pattern.text}"
+            pattern = self.path_patterns.first_match(segments, bool(query),
+                                                     lifted.path_patterns)
+            if pattern is not None:
+                return f"path_pattern:{pattern.text}", None
         if query:
             keys = {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
             if self.action_keys & set(keys):
-                return QUERY_REASON
+                return QUERY_REASON, None
             if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
-                return QUERY_REASON
-        return None
+                return QUERY_REASON, None
+            if any(keys.values()) and self.is_search_script(segments):
+                return QUERY_REASON, None
+        return None, kept_by
 
-    def root_demoted(self, host: str, path: str, query: str, query_text: str,
-                     preferred: str | None) -> bool:
+    def root_demoted(self, host: str, path: str, query: str, named: bool,
+                     preferred: str | None, lifted: Lifted) -> bool:
         return (self.host_root == "demote" and not path_segments(path) and not query
-                and not preferred and not names_site(query_text, host))
+                and not preferred and not named and not lifted.host_root)
 
     def source_type(self, host: str, path: str, query: str, demoted: bool,
                     preferred: str | None) -> SourceType:
         if demoted:
             return "content-farm"
         segments = path_segments(path)
+        kinds = self.host_facts(host).kinds
         for kind, rule in self.type_rules:
-            if rule.matches(host, segments, bool(query)):
+            if kind in kinds or rule.paths.first_match(segments, bool(query)) is not None:
                 return kind
         return "official" if preferred else "web"
 
-    def judge(self, host: str, path: str, query: str, query_text: str = "") -> Verdict:
-        preferred = host_matches(host, self.prefer)
-        drop = self.non_answer(host, path, query, query_text, preferred)
-        demoted_by = host_matches(host, self.demote)
-        demoted = f"demote_domains:{demoted_by}" if demoted_by else None
-        if not demoted and self.root_demoted(host, path, query, query_text, preferred):
+    def judge(self, host: str, path: str, query: str, query_text: str = "",
+              intent: QueryIntent | None = None) -> Verdict:
+        intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
+        lifted = self.lifted[intent.kind]
+        match = site_named(query_text, host)
+        named = match == 2
+        facts = self.host_facts(host)
+        preferred = facts.preferred
+        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted)
+        if kept_by:
+            kept_by = f"{intent.kind}: {kept_by}"
+        demoted_by = facts.demoted_by
+        demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
+        if not demoted and self.root_demoted(host, path, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
         kind = self.source_type(host, path, query, bool(demoted), preferred)
-        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind)
+        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
+                       named=named, named_part=match > 0, prefer_counts=lifted.prefer,
+                       kept_by=kept_by)
+
+
+def site_named(query_text: str, host: str) -> int:
+    """Does this query name this site? 2 its whole name (``cure for boredom`` names
+    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``; ``example.com`` typed),
+    1 a part of it, 0 not (see intent.name_match)."""
+    if not query_text:
+        return 0
+    typed, words = _query_name(query_text)
+    if typed == registrable_domain(host):
+        return 2
+    return name_match(words, host) if len(words) <= 6 else 0
+
+
+@lru_cache(maxsize=1024)
+def _query_name(query_text: str) -> tuple[str, tuple[str, ...]]:
+    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
+    return typed, tuple(query_words(query_text))
 
 
 def names_site(query_text: str, host: str) -> bool:
-    """Is this a navigational query for this site? ``cure for boredom`` names
-    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``."""
-    if not query_text:
-        return False
-    label = re.sub(r"[^a-z0-9]", "", site_label(host).lower())
-    if not label:
-        return False
-    words = re.findall(r"[a-z0-9]+", query_text.lower())
-    words = [w for w in words if w not in NAV_FILLER]
-    compact = "".join(words)
-    if len(compact) < 3:
-        return False
-    if compact == label:
-        return True
-    # "cure for boredom" -> "thecureforboredom"; short queries only, so a topic query that
-    # happens to contain a brand ("proxmox thin pool ...") is not navigational.
-    if len(words) <= 4 and len(compact) >= 5 and compact in label:
-        return True
-    # "example.com" typed as a query, or the registrable domain spelled out.
-    return query_text.strip().lower().removeprefix("www.") == registrable_domain(host)
+    return site_named(query_text, host) == 2

@@ -12,9 +12,11 @@ import binascii
 import fnmatch
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
 
 MAX_URL_LENGTH = 4096
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -25,11 +27,6 @@ QUERY_SAFE = ":@!$'()*+,;/?-._~"
 
 _PLAIN_PATH = re.compile(r"^[A-Za-z0-9/:@!$&'()*+,;=\-._~]*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# Hosts that wrap result links in a redirect; a URL naming none of them is not unwrapped.
-_WRAPPER_HINTS = ("google.", "bing.com", "duckduckgo.com", "yahoo.com", "yandex.",
-                  "facebook.com", "reddit.com", "youtube.com", "href.li", "nullrefer.com",
-                  "safelinks.protection")
-
 
 class InvalidURL(ValueError):
     """A result's URL that cannot be a web page (no scheme, javascript:, too long...)."""
@@ -40,8 +37,9 @@ class CleanURL:
     url: str  # what the user sees: unwrapped, tracking stripped, fragment dropped
     key: str  # the dedupe key: also scheme and www. folded, trailing slash and params sorted
     host: str  # lowercased, punycode, no www.
-    path: str
-    query: str
+    path: str  # normalised, for the rules
+    query: str  # normalised content parameters, for the rules
+    ad: bool = False  # an engine's paid ad click (policy.normalise.wrappers, ad: true)
 
 
 @lru_cache(maxsize=1)
@@ -65,8 +63,10 @@ def registrable_domain(host: str) -> str:
 @lru_cache(maxsize=65536)
 def site_label(host: str) -> str:
     """The name part of the registrable domain: ``thecureforboredom`` of its .com."""
-    ext = _extractor()(host)
-    return ext.domain or host
+    domain = registrable_domain(host)
+    if not domain or ":" in domain or domain.replace(".", "").isdigit():
+        return host  # an IP address names nothing
+    return domain.split(".", 1)[0]
 
 
 @lru_cache(maxsize=65536)
@@ -85,14 +85,14 @@ def host_matches(host: str, domains: frozenset[str]) -> str | None:
 
 
 # ---------------------------------------------------------------------------- unwrapping
-def _param(query: str, *names: str) -> str | None:
+def _param(query: str, names: tuple[str, ...]) -> str | None:
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key in names and value:
             return value
     return None
 
 
-def _bing_u(value: str) -> str | None:
+def _bing_a1(value: str) -> str | None:
     """Bing's ``u=a1<base64url of the target>``."""
     if value.startswith(("http://", "https://")):
         return value
@@ -105,44 +105,106 @@ def _bing_u(value: str) -> str | None:
         return None
 
 
-def unwrap(url: str, depth: int = 0) -> str:
+@dataclass(frozen=True, slots=True)
+class _WrapperRule:
+    domain: str  # "bing.com", or "google." for 'google.*'
+    any_country: bool
+    exact: frozenset[str]
+    prefixes: tuple[str, ...]
+    param: tuple[str, ...]
+    path_marker: str | None
+    tail_marker: str | None
+    whole_query: bool
+    decode: str
+    ad: bool
+
+    def host_ok(self, host: str) -> bool:
+        if self.any_country:
+            return host.startswith(self.domain) or f".{self.domain}" in host
+        return host == self.domain or host.endswith("." + self.domain)
+
+    def path_ok(self, path: str) -> bool:
+        return path in self.exact or path.startswith(self.prefixes)
+
+    def target(self, url: str, parts: SplitResult) -> str | None:
+        found: str | None = None
+        if self.param:
+            found = _param(parts.query, self.param)
+        elif self.path_marker is not None:
+            path = parts.path
+            at = path.find(self.path_marker)
+            if at >= 0:
+                found = unquote(path[at + len(self.path_marker):].split("/", 1)[0])
+        elif self.tail_marker is not None:
+            at = url.find(self.tail_marker, url.find(parts.netloc) + len(parts.netloc))
+            if at >= 0:
+                found = url[at + len(self.tail_marker):]
+                if found[:6].lower().startswith(("http%3", "https%")):
+                    found = unquote(found)
+        elif self.whole_query:
+            found = parts.query or None
+        if found and self.decode == "bing_a1":
+            found = _bing_a1(found)
+        return found
+
+
+class Unwrapper:
+    """The wrapper list of the policy (``normalise.wrappers``), compiled once."""
+
+    def __init__(self, wrappers: Iterable[Any]) -> None:
+        rules = []
+        for w in wrappers:
+            host = w.host.lower()
+            any_country = host.endswith(".*")
+            paths = list(w.paths) or ["*"]
+            rules.append(_WrapperRule(
+                domain=host[:-1] if any_country else host, any_country=any_country,
+                exact=frozenset(p for p in paths if not p.endswith("*")),
+                prefixes=tuple(p[:-1] for p in paths if p.endswith("*")),
+                param=tuple(w.param), path_marker=w.path_marker, tail_marker=w.tail_marker,
+                whole_query=w.whole_query, decode=w.decode, ad=w.ad))
+        self.rules = tuple(rules)
+        # A URL whose head names none of these hosts is no wrapper: the common, cheap case.
+        self.hints = tuple(sorted({r.domain for r in rules}))
+
+    def unwrap(self, url: str, depth: int = 0) -> tuple[str, bool]:
+        """(the page the wrapper points at, is it an ad click); the URL itself otherwise."""
+        if depth > 3 or not self.rules:
+            return url, False
+        head = url[:100].lower()
+        if not any(hint in head for hint in self.hints):
+            return url, False
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return url, False
+        host = (parts.hostname or "").lower()
+        for rule in self.rules:
+            if not (rule.host_ok(host) and rule.path_ok(parts.path)):
+                continue
+            if rule.ad:
+                return url, True
+            target = rule.target(url, parts)
+            if target:
+                target = re.sub(r"^(https?):/+", r"\1://", target.strip(), flags=re.I)
+                if target.lower().startswith(("http://", "https://")):
+                    return self.unwrap(target, depth + 1)
+        return url, False
+
+
+@lru_cache(maxsize=1)
+def default_unwrapper() -> Unwrapper:
+    """The built-in wrapper list (``policy.normalise.wrappers`` of default.yaml)."""
+    from tamis.policy.loader import builtin_data
+    from tamis.policy.schema import Normalise
+
+    data = builtin_data()["policy"]["normalise"]
+    return Unwrapper(Normalise.model_validate(data).wrappers)
+
+
+def unwrap(url: str, unwrapper: Unwrapper | None = None) -> str:
     """The page a search engine's redirect wrapper points at; the URL itself otherwise."""
-    if depth > 3:
-        return url
-    head = url[:80].lower()
-    if not any(hint in head for hint in _WRAPPER_HINTS):
-        return url
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    path = parts.path
-    target: str | None = None
-    if (host.startswith(("google.", "www.google.")) or ".google." in host) and path in (
-        "/url", "/imgres", "/interstitial", "/aclk"
-    ):
-        target = _param(parts.query, "q", "url", "imgrefurl", "adurl")
-    elif host.endswith("bing.com") and path.startswith("/ck/a"):
-        value = _param(parts.query, "u")
-        target = _bing_u(value) if value else None
-    elif host.endswith("duckduckgo.com") and path in ("/l/", "/l"):
-        target = _param(parts.query, "uddg")
-    elif host.endswith("search.yahoo.com") and "/RU=" in path:
-        m = re.search(r"/RU=([^/]+)/", path + "/")
-        target = unquote(m.group(1)) if m else None
-    elif host.endswith(("yandex.ru", "yandex.com")) and path.startswith(("/clck/", "/redir")):
-        target = _param(parts.query, "url", "l")
-    elif host in ("l.facebook.com", "lm.facebook.com") and path == "/l.php":
-        target = _param(parts.query, "u")
-    elif host == "out.reddit.com" or (host.endswith("reddit.com") and path == "/out"):
-        target = _param(parts.query, "url")
-    elif host == "www.youtube.com" and path == "/redirect":
-        target = _param(parts.query, "q")
-    elif host in ("href.li", "nullrefer.com"):
-        target = parts.query or None
-    elif host.endswith("safelinks.protection.outlook.com"):
-        target = _param(parts.query, "url")
-    if target and target.startswith(("http://", "https://")):
-        return unwrap(target, depth + 1)
-    return url
+    return (unwrapper or default_unwrapper()).unwrap(url)[0]
 
 
 # ----------------------------------------------------------------------- normalisation
@@ -185,8 +247,52 @@ def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:
     return _tracking_matcher(patterns).match(name.lower()) is not None
 
 
-def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
-    """Unwrap, validate and normalise one result URL. Raises InvalidURL."""
+_UNSAFE = re.compile(r'[ "<>\\^`{|}]')
+
+
+def _escape_unsafe(text: str) -> str:
+    """Escape only what can never stand in a URL (a space, quotes, braces...): nothing else
+    changes, so the URL handed on is the engine's, byte for byte."""
+    return _UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", text)
+
+
+def _content_pieces(query: str, tracking: tuple[str, ...]) -> list[str]:
+    """The query string's pieces minus tracking parameters, each exactly as it was."""
+    if not query:
+        return []
+    matcher = _tracking_matcher(tracking)
+    return [piece for piece in query.split("&") if piece and not matcher.match(
+        unquote(piece.split("=", 1)[0].replace("+", " ")).lower())]
+
+
+def _content_query(query: str, tracking: tuple[str, ...]) -> str:
+    """The query string minus tracking parameters, every kept piece exactly as it was."""
+    return "&".join(_content_pieces(query, tracking))
+
+
+_PLAIN = r"[A-Za-z0-9\-._~:@!$'()*,;/?]"
+_PLAIN_QUERY_PIECE = re.compile(f"^{_PLAIN}+(={_PLAIN}+)?$")  # nothing to normalise
+
+
+def _key_piece(piece: str) -> str:
+    """One ``k=v`` piece with its percent-encoding normalised (``+`` is a space)."""
+    if _PLAIN_QUERY_PIECE.match(piece):
+        return piece
+    k, eq, v = piece.partition("=")
+    k = quote(unquote(k.replace("+", " ")), safe=QUERY_SAFE)
+    if not eq or v == "":
+        return k
+    return f"{k}={quote(unquote(v.replace('+', ' ')), safe=QUERY_SAFE)}"
+
+
+def clean_url(raw: str, tracking: tuple[str, ...],
+              unwrapper: Unwrapper | None = None) -> CleanURL:
+    """Unwrap, validate and clean one result URL. Raises InvalidURL.
+
+    ``url`` is the engine's URL unwrapped, minus tracking parameters, fragment and user
+    info: scheme and host lower-cased (IDN as punycode), a default port dropped, the path and
+    every other parameter exactly as given. ``key`` folds everything that names the same page.
+    """
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidURL("empty url")
     raw = raw.strip()
@@ -194,7 +300,7 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
         raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
     if not raw.isprintable() and _CONTROL.search(raw):
         raise InvalidURL("url contains control characters")
-    raw = unwrap(raw)
+    raw, ad = (unwrapper or default_unwrapper()).unwrap(raw)
     try:
         parts = urlsplit(raw)
         netloc = parts.netloc
@@ -208,7 +314,17 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
     host = _norm_host(hostname)
-    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    shown_host = f"[{host}]" if ":" in host else host  # IPv6 keeps its brackets
+    default_port = port in (None, DEFAULT_PORTS[scheme])
+    netloc = shown_host if default_port else f"{shown_host}:{port}"
+    shown_path = _escape_unsafe(parts.path) or "/"
+    pieces = _content_pieces(parts.query, tracking)
+    shown_query = _escape_unsafe("&".join(pieces))
+    url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
+           else f"{scheme}://{netloc}{shown_path}")
+
+    # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
+    # slashes normalised, www. and scheme folded, parameters sorted.
     path = _norm_percent(parts.path or "/", PATH_SAFE)
     if "/." in path or "//" in path:
         path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
@@ -216,22 +332,14 @@ def clean_url(raw: str, tracking: tuple[str, ...]) -> CleanURL:
         path = "/" + path.lstrip("/")
     if path in (".", ""):
         path = "/"
-    params = [
-        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not _is_tracking(k, tracking)
-    ] if parts.query else []
-    query = "&".join(
-        f"{quote(k, safe=QUERY_SAFE)}={quote(v, safe=QUERY_SAFE)}" if v != "" else
-        quote(k, safe=QUERY_SAFE)
-        for k, v in params
-    )
-    url = urlunsplit((scheme, netloc, path, query, ""))
+    query = "&".join(_key_piece(p) for p in pieces)
     bare = host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
-    key_netloc = bare if port in (None, DEFAULT_PORTS[scheme]) else f"{bare}:{port}"
+    shown_bare = f"[{bare}]" if ":" in bare else bare
+    key_netloc = shown_bare if default_port else f"{shown_bare}:{port}"
     key_path = path.rstrip("/") or "/"
     key_query = "&".join(sorted(query.split("&"))) if query else ""
     key = f"{key_netloc}{key_path}" + (f"?{key_query}" if key_query else "")
-    return CleanURL(url=url, key=key, host=bare, path=path, query=query)
+    return CleanURL(url=url, key=key, host=bare, path=path, query=query, ad=ad)
 
 
 # ------------------------------------------------------------------------- text cleaning

@@ -177,9 +177,15 @@ class Ranking(Strict):
     demote_penalty: float = Field(default=1000, ge=0)
     prefer_bonus: float = Field(default=100, ge=0)
     multi_engine_bonus: float = Field(default=25, ge=0)
-    fusion_weight: float = Field(default=60, ge=0)
-    relevance_weight: float = Field(default=40, ge=0)
-    rrf_k: float = Field(default=60, gt=0)
+    engine_weight: float = Field(default=1000, ge=0, description="Per engine: this much times"
+                                 " 1/log2(position + 1) (1000 at 1, 631 at 2, 289 at 10)")
+    named_bonus: float = Field(default=300, ge=0, description="The query names the site")
+    relevance_weight: float = Field(default=40, ge=0, description="BM25, best result")
+    off_topic_penalty: float = Field(default=150, ge=0, description="No query word at all")
+    same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
+                                     " once: the top stays varied")
+    same_site_top: int = Field(default=3, ge=0, description="The places same_site_penalty"
+                               " keeps varied")
 
 
 class SourceTypes(Strict):
@@ -192,12 +198,68 @@ class SourceTypes(Strict):
     official: list[str] = Field(default_factory=list)
 
 
+class Wrapper(Strict):
+    """A redirect link of an engine or a link shortener: the page is the target it carries."""
+
+    host: str = Field(min_length=1, description="Wrapper host; subdomains match; 'google.*'"
+                      " is every country site of google")
+    paths: list[str] = Field(default_factory=lambda: ["*"], description="Exact paths, or"
+                             " prefixes ending in '*'")
+    param: list[str] = Field(default_factory=list, description="Target in this query parameter")
+    path_marker: str | None = Field(default=None, description="Target follows this in the"
+                                    " path, up to the next '/' (yahoo's '/RU=')")
+    tail_marker: str | None = Field(default=None, description="Target is everything after"
+                                    " this (srd.yahoo.com's '/*')")
+    whole_query: bool = Field(default=False, description="Target is the whole query string")
+    decode: Literal["none", "bing_a1"] = "none"
+    ad: bool = Field(default=False, description="A paid ad click: dropped as 'ad_click'")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Wrapper:
+        ways = sum([bool(self.param), self.path_marker is not None,
+                    self.tail_marker is not None, self.whole_query])
+        if ways != (0 if self.ad else 1):
+            raise ValueError(f"wrapper {self.host!r}: give exactly one of param, path_marker,"
+                             " tail_marker, whole_query (none for an ad)")
+        return self
+
+
 class Normalise(Strict):
     tracking_params: list[str] = Field(default_factory=list)
+    wrappers: list[Wrapper] = Field(default_factory=list)
+
+
+class IntentExceptions(Strict):
+    """The non-answer rules one query intent lifts; they still hold for every other query."""
+
+    host_root: bool = Field(default=False, description="Keep bare homepages")
+    hosts: list[str] = Field(default_factory=list, description="non_answer.hosts kept")
+    path_patterns: list[str] = Field(default_factory=list,
+                                     description="non_answer.path_patterns not applied")
+    prefer: bool = Field(default=True, description="false: prefer_bonus does not apply (the"
+                         " preferred hosts are technical sources)")
+
+
+class IntentPolicy(Strict):
+    """Query intent (pipeline/intent.py): deterministic, from the query and its result hosts."""
+
+    enabled: bool = Field(default=True, description="false: every rule for every query")
+    definitional_words: list[str] = Field(default_factory=list)
+    transactional_words: list[str] = Field(default_factory=list)
+    service_words: list[str] = Field(default_factory=list)
+    technical_terms: list[str] = Field(default_factory=list)
+    max_name_words: int = Field(default=3, ge=0, description="A query of at most this many"
+                                " words, with no other marker, is a name (navigational)")
+    first_hosts: int = Field(default=5, ge=0, description="Result hosts a query may name")
+    navigational: IntentExceptions = Field(default_factory=IntentExceptions)
+    definitional: IntentExceptions = Field(default_factory=IntentExceptions)
+    transactional: IntentExceptions = Field(default_factory=IntentExceptions)
+    informational: IntentExceptions = Field(default_factory=IntentExceptions)
 
 
 class Policy(Strict):
     non_answer: NonAnswer = Field(default_factory=NonAnswer)
+    intent: IntentPolicy = Field(default_factory=IntentPolicy)
     demote_domains: list[str] = Field(default_factory=list)
     prefer_domains: list[str] = Field(default_factory=list)
     ranking: Ranking = Field(default_factory=Ranking)
