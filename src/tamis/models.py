@@ -133,6 +133,10 @@ class ScoreParts(BaseModel):
     total: float
     tier: Literal["primary", "normal", "demoted"]
     demote_reason: str | None = None
+    lists: list[str] = Field(
+        default_factory=list,
+        description="What community lists did: 'list:<name>:<line> <action>: <rule>', a"
+        " rewrite, or a copy sorted below its original")
 
 
 class Result(BaseModel):

@@ -131,7 +131,7 @@ class ListMatcher:
                 elif index not in found or rule.line < found[index].line:
                     found[index] = rule
         if self._set is not None:
-            for i in self._set.Match(url):
+            for i in self._set.Match(url) or ():
                 index, rule = self.regex_rules[i]
                 if rule.exception:
                     excepted = True
