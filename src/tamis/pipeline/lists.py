@@ -219,3 +219,31 @@ class ListsStage:
                     update={"lists": list(lines)})})
             out.append(r)
         return out
+
+
+def explain_lists(config: Config, config_source: str | None, host: str, url: str, path: str,
+                  query: str) -> tuple[list[ListMatch], list[Note]]:
+    """What the lists say of one URL (``tamis explain-url``), and the notes of lists that
+    could not be read."""
+    stage = ListsStage.for_config(config, config_source)
+    if stage.matcher is None:
+        return [], stage.notes()
+    pq = path + (f"?{query}" if query else "")
+    return stage.matcher.match(host, url, pq, url.split(":", 1)[0]), stage.notes()
+
+
+def apply_to_verdict(action: str, reason: str | None, matches: list[ListMatch]
+                     ) -> tuple[str, str | None]:
+    """explain-url's action and reason once the lists are heard (as ``judge`` decides)."""
+    best = strongest(matches, ("drop", "rewrite", "demote", "prefer"))
+    if best is None or action == "DROP":
+        return action, reason
+    if best.action == "drop":
+        return "DROP", best.reason
+    if best.action == "rewrite":
+        return "REWRITE", f"{best.reason} (to {best.rewrite_to})"
+    if best.action == "demote" and action != "DEMOTE":
+        return "DEMOTE", best.reason
+    if best.action == "prefer" and action == "KEEP":
+        return "PREFER", best.reason
+    return action, reason
