@@ -72,6 +72,10 @@ def rule_line(parsed: ParsedList, number: int, line: str) -> None:
     if body.startswith("@@"):
         body, exception = body[2:], True
     pattern, options = _split_options(body)
+    if any(c.isspace() or not c.isprintable() for c in pattern):
+        parsed.bad.append(BadLine(number, cut(line), "spaces or control characters in a"
+                                  " rule"))
+        return
     verdict = _options(options)
     if verdict.startswith("bad:"):
         parsed.bad.append(BadLine(number, cut(line), verdict[4:]))
