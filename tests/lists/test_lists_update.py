@@ -1,0 +1,143 @@
+"""``tamis lists update`` against a real list server on 127.0.0.1: 200, 304, a change, 500,
+a body over the size cap, a timeout; the copy searches use, and a list never fetched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from loopback import LoopbackServer, Reply, Request
+
+from tamis.interfaces.cli import cli
+from tamis.policy.lists.load import forget
+from tamis.policy.lists.storage import copy_path, lists_dir, read_meta
+
+LIST_V1 = "! Title: farms\n||farm-one.example^\n||farm-two.example^\n"
+LIST_V2 = "! Title: farms\n||farm-one.example^\n||farm-three.example^\n||farm-four.example^\n"
+
+
+class ListServer:
+    """Serves one list with an ETag and answers conditional GETs with 304."""
+
+    def __init__(self) -> None:
+        self.body = LIST_V1
+        self.etag = '"v1"'
+        self.status = 200
+        self.hang = False
+        self.huge = False
+
+    def __call__(self, request: Request) -> Reply:
+        if self.hang:
+            return Reply(hang=True)
+        if self.status != 200:
+            return Reply(status=self.status, body="oops", content_type="text/plain")
+        if self.huge:
+            return Reply(body=b"||x.example^\n" * 200_000, content_type="text/plain")
+        if request.header("if-none-match") == self.etag:
+            return Reply(status=304, body=b"", headers={"ETag": self.etag})
+        return Reply(body=self.body, content_type="text/plain",
+                     headers={"ETag": self.etag,
+                              "Last-Modified": "Tue, 01 Dec 2026 06:00:00 GMT"})
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    app = ListServer()
+    with LoopbackServer(app) as server:
+        config = tmp_path / "config.yaml"
+        config.write_text(
+            "backends: []\n"
+            "policy:\n  lists:\n"
+            f"    - {{name: farms, source: '{server.url}/farms.txt', action: demote,"
+            " max_bytes: 100000}\n")
+        forget()
+        yield app, server, config
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_fetch_then_304_then_change(served) -> None:
+    app, server, config = served
+    code, out, err = run("lists", "update", "--config", str(config))
+    assert code == 0, err
+    assert out.startswith("farms: fetched 2 rules (ublock, ")
+    assert copy_path("farms").read_text() == LIST_V1
+    meta = read_meta("farms")
+    assert meta["etag"] == '"v1"' and meta["sha256"] and meta["bytes"] == len(LIST_V1)
+
+    code, out, _ = run("lists", "update", "--config", str(config))
+    assert code == 0 and out.strip() == "farms: not modified (304), 2 rules"
+    conditional = server.seen[-1]
+    assert conditional.header("if-none-match") == '"v1"'
+    assert conditional.header("if-modified-since") == "Tue, 01 Dec 2026 06:00:00 GMT"
+
+    app.body, app.etag = LIST_V2, '"v2"'
+    code, out, _ = run("lists", "update", "--config", str(config))
+    assert code == 0 and out.startswith("farms: updated: 3 rules (+2 -1) (ublock, ")
+    assert copy_path("farms").read_text() == LIST_V2
+
+
+@pytest.mark.parametrize("trouble, says", [
+    ("500", "failed: HTTP 500"),
+    ("huge", "failed: the list is over the size cap (max_bytes 100,000)"),
+    ("hang", "failed: timed out"),
+])
+def test_a_failed_fetch_keeps_the_previous_copy(served, trouble: str, says: str) -> None:
+    app, _server, config = served
+    assert run("lists", "update", "--config", str(config))[0] == 0
+    before = copy_path("farms").read_bytes()
+    meta = read_meta("farms")
+    app.status = 500 if trouble == "500" else 200
+    app.huge = trouble == "huge"
+    app.hang = trouble == "hang"
+    app.etag = '"changed"'  # so no 304 hides the trouble
+    code, out, err = run("lists", "update", "--config", str(config), "--timeout", "0.5")
+    assert code == 1
+    assert out.startswith(f"farms: {says}") and "kept the copy from" in out
+    assert err.strip() == "error: 1 of 1 lists could not be fetched: farms"
+    assert copy_path("farms").read_bytes() == before
+    assert read_meta("farms") == meta
+    leftovers = [p.name for p in lists_dir().iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_a_list_never_fetched_is_a_note_not_a_failure(served) -> None:
+    _app, server, config = served
+    code, out, _ = run("config", "check", str(config))
+    assert code == 0
+    assert "# list farms: never fetched; run `tamis lists update` to fetch it" in out
+    code, out, _ = run("backends", "--config", str(config), "--json")
+    assert code == 0
+    [state] = json.loads(out)["lists"]
+    assert state["state"] == "never_fetched" and state["age"] == "never fetched"
+    assert server.seen == []  # neither command fetched anything
+
+    run("lists", "update", "--config", str(config))
+    code, out, _ = run("backends", "--config", str(config))
+    assert code == 0
+    assert "list farms (demote): 2 rules (ublock); fetched 0 s old" in out \
+        or "list farms (demote): 2 rules (ublock); fetched 1 s old" in out
+
+
+def test_update_names_an_unknown_list(served) -> None:
+    _app, _server, config = served
+    code, _out, err = run("lists", "update", "--config", str(config), "nope")
+    assert code == 2
+    assert err.strip() == (f"error: {config}: no list named 'nope' in policy.lists"
+                           " (known: farms)")
+
+
+def test_bad_lines_are_reported_with_source_and_line(served) -> None:
+    app, server, config = served
+    app.body = "||ok.example^\n||bad..example^\n"
+    code, out, _ = run("lists", "update", "--config", str(config))
+    assert code == 0
+    assert f"  skipped {server.url}/farms.txt:2: 'bad..example' is not a host name:" \
+           " ||bad..example^" in out
+    code, out, _ = run("lists", "show", "--config", str(config))
+    assert code == 0 and ":2: 'bad..example' is not a host name" in out
