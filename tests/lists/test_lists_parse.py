@@ -13,8 +13,13 @@ DATA = Path(__file__).parent / "data"
 
 
 def matcher_for(name: str, fmt: str = "auto", action: str = "demote") -> ListMatcher:
-    parsed = parse_list((DATA / name).read_text("utf-8"), fmt)
-    return ListMatcher([(ListInfo("t", action), parsed.rules)])
+    return matcher_of((DATA / name).read_text("utf-8"), fmt, action)
+
+
+def matcher_of(text: str, fmt: str = "auto", action: str = "demote") -> ListMatcher:
+    compiled = parse_list(text, fmt).compile()
+    compiled.source_lines = text.splitlines()
+    return ListMatcher([(ListInfo("t", action), compiled)])
 
 
 def lines_matching(m: ListMatcher, url: str) -> list[int]:
@@ -77,7 +82,7 @@ def test_ublacklist_every_rule_kind() -> None:
         (15, "text after the regex"), (16, "invalid regex")]
     assert parsed.skipped == {"highlight rules": 1, "@if-guarded patterns": 1,
                               "expressions on title/host/site": 1, "non-web schemes": 1}
-    m = ListMatcher([(ListInfo("t", "drop"), parsed.rules)])
+    m = matcher_of(text, "ublacklist", "drop")
     assert lines_matching(m, "https://example.com/x") == [1]
     assert lines_matching(m, "https://a.example.com/x") == []
     assert lines_matching(m, "https://sub.example.org/") == [2]
@@ -163,7 +168,7 @@ def test_two_hundred_thousand_rules() -> None:
     lines += [f"/^https?:\\/\\/mirror{i}\\.example\\.(com|net)\\//" for i in range(500)]
     parsed = parse_list("\n".join(lines), "auto")
     assert parsed.format == "ublacklist" and len(parsed.rules) == 200_000 and not parsed.bad
-    m = ListMatcher([(ListInfo("big", "demote"), parsed.rules)])
+    m = matcher_of("\n".join(lines))
     assert lines_matching(m, "https://www.farm123456.example/x") == [123_457]
     assert lines_matching(m, "https://paths42.example/copy/1") == [199_043]
     assert lines_matching(m, "https://paths42.example/other") == []

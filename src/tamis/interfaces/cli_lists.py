@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from tamis.errors import TamisError
+from tamis.interfaces.cli import friendly_errors
 
 if TYPE_CHECKING:
     from tamis.policy.lists.load import ListStatus
@@ -49,6 +50,7 @@ def lists() -> None:
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=30, show_default=True,
               help="Seconds per list.")
 @click.option("--json", "as_json", is_flag=True, help="The outcome of each list as JSON.")
+@friendly_errors
 def update(config_path: str | None, names: tuple[str, ...], timeout: float,
            as_json: bool) -> None:
     """Fetch every URL list (or the lists NAMES): conditional GET, size cap, atomic
@@ -88,6 +90,7 @@ def update(config_path: str | None, names: tuple[str, ...], timeout: float,
 @lists.command("show")
 @config_option
 @click.option("--json", "as_json", is_flag=True, help="Each list's state as JSON.")
+@friendly_errors
 def show(config_path: str | None, as_json: bool) -> None:
     """Each list: rules, format, age, and every line that was skipped."""
     from tamis.policy.lists.load import load_lists

@@ -47,6 +47,17 @@ def same_title(copy: str, original: str) -> bool:
     return small >= 3 and len(a & b) >= 0.8 * small
 
 
+_SEPARATOR = re.compile(r"\s+(?:[-|:\u2013\u2014\u00b7]{1,2})\s+")
+
+
+def title_key(title: str) -> str:
+    """The words of a title's longest part, sorted: ``How do I X? - Stack Overflow`` and
+    ``How do I X - newbedev`` give the same key. Empty for titles under 3 words."""
+    longest = max(_SEPARATOR.split(title), key=len)
+    words = title_words(longest)
+    return " ".join(sorted(words)) if len(words) >= 3 else ""
+
+
 def _on(host: str, sites: tuple[str, ...]) -> bool:
     return any(name in sites for name in host_and_parents(host))
 
@@ -162,10 +173,23 @@ class ListsStage:
         return sites, False
 
     def order(self, ranked: list[Any]) -> list[Any]:
-        """Move every copy that outranks its original to just below it."""
+        """Move every copy that outranks its original to just below it.
+
+        An original is found by its title's words in one dict (a copy keeps the question's
+        title), then, for a list that names the sites it copies, among the results on those
+        sites (the few that can be its original). Never every pair: 1,000 results stay
+        cheap."""
         if self.matcher is None or not (self.matched or self.rewritten):
             return ranked
         copies = {id(r): self._copy_sites(r) for r in ranked}
+        if not any(copies.values()):
+            return ranked
+        by_title: dict[str, int] = {}
+        on_sites: dict[tuple[str, ...], list[int]] = {}
+        for j, item in enumerate(ranked):
+            key = title_key(item.candidate.title) if copies[id(item)] is None else ""
+            if key:
+                by_title.setdefault(key, j)
         below: dict[int, list[Any]] = {}
         moved: set[int] = set()
         for i, item in enumerate(ranked):
@@ -174,29 +198,35 @@ class ListsStage:
                 continue
             sites, rewritten = about
             c = item.candidate
-            for j, original in enumerate(ranked):
-                o = original.candidate
-                if copies[id(original)] is not None or o.key == c.key:
-                    continue
-                if sites and not _on(o.host, sites):
-                    continue
-                if not (same_title(c.title, o.title) or (rewritten and o.path == c.path)):
-                    continue
-                if j > i:
-                    below.setdefault(id(original), []).append(item)
-                    moved.add(id(item))
-                    self._say(c.url, f"{self._reason(c)} copy of {o.url}: sorted below it")
-                else:
-                    self._say(c.url, f"{self._reason(c)} copy of {o.url}: ranks below it")
-                break
+            found = by_title.get(title_key(c.title) or "\0")
+            if found is not None and sites and not _on(ranked[found].candidate.host, sites):
+                found = None
+            if found is None and sites:
+                if sites not in on_sites:
+                    on_sites[sites] = [j for j, o in enumerate(ranked) if copies[id(o)] is None
+                                       and _on(o.candidate.host, sites)]
+                for j in on_sites[sites]:
+                    o = ranked[j].candidate
+                    if o.key != c.key and (same_title(c.title, o.title)
+                                           or (rewritten and o.path == c.path)):
+                        found = j
+                        break
+            if found is None:
+                continue
+            o = ranked[found].candidate
+            if found > i:
+                below.setdefault(found, []).append(item)
+                moved.add(i)
+                self._say(c.url, f"{self._reason(c)} copy of {o.url}: sorted below it")
+            else:
+                self._say(c.url, f"{self._reason(c)} copy of {o.url}: ranks below it")
         if not moved:
             return ranked
         out: list[Any] = []
-        for item in ranked:
-            if id(item) in moved:
-                continue
-            out.append(item)
-            out.extend(below.get(id(item), ()))
+        for j, item in enumerate(ranked):
+            if j not in moved:
+                out.append(item)
+                out.extend(below.get(j, ()))
         return out
 
     def _reason(self, c: Any) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tamis.policy.lists.matcher import ListInfo, ListMatcher
-from tamis.policy.lists.model import ParsedList
+from tamis.policy.lists.model import CompiledList
 from tamis.policy.lists.parse import detect_format, parse_list
 from tamis.policy.lists.storage import (
     age_text,
@@ -42,7 +42,7 @@ class ListStatus:
     age_seconds: float | None = None
     bad: list[str] = field(default_factory=list)  # "<file>:<line>: <why>: <text>"
     message: str = ""
-    parsed: ParsedList | None = None
+    parsed: CompiledList | None = None
 
     @property
     def age(self) -> str:
@@ -65,7 +65,7 @@ class ListStatus:
 
 
 _LOCK = threading.Lock()
-_PARSED: dict[tuple[str, str, int, int], ParsedList] = {}
+_PARSED: dict[tuple[str, str, int, int], CompiledList] = {}
 _MATCHERS: dict[tuple[object, ...], ListMatcher] = {}
 
 
@@ -78,16 +78,18 @@ def list_file(entry: ListEntry, base_dir: Path | None) -> Path:
     return path
 
 
-def parse_cached(data: bytes, fmt: str) -> ParsedList:
-    """Parse a list's bytes, or load the parse of the same bytes from the cache folder."""
+def parse_cached(data: bytes, fmt: str) -> CompiledList:
+    """Parse and compile a list's bytes, or load the compiled form of the same bytes from
+    the cache folder (keyed on their hash)."""
     digest = sha256(data)
     text = data.decode("utf-8", "replace")
     chosen = detect_format(text) if fmt == "auto" else fmt
-    parsed = load_parsed(digest, chosen)
-    if parsed is None:
-        parsed = parse_list(text, chosen)
-        save_parsed(digest, chosen, parsed)
-    return parsed
+    compiled = load_parsed(digest, chosen)
+    if compiled is None:
+        compiled = parse_list(text, chosen).compile()
+        save_parsed(digest, chosen, compiled)
+    compiled.source_lines = text.removeprefix("\ufeff").splitlines()
+    return compiled
 
 
 def list_status(entry: ListEntry, base_dir: Path | None) -> ListStatus:
@@ -118,13 +120,16 @@ def list_status(entry: ListEntry, base_dir: Path | None) -> ListStatus:
             return status
         parsed = parse_cached(data, entry.format)
         with _LOCK:
+            if len(_PARSED) > 64:
+                _PARSED.clear()
+                _MATCHERS.clear()
             _PARSED[key] = parsed
     fetched = read_meta(entry.name).get("fetched_at") if is_url(entry.source) else None
     status.age_seconds = max(0.0, now() - (fetched if isinstance(fetched, (int, float))
                                            else stat.st_mtime))
     status.parsed = parsed
     status.format = parsed.format
-    status.rules = len(parsed.rules)
+    status.rules = parsed.rule_count
     status.summary = parsed.summary()
     shown = entry.source if not is_url(entry.source) else str(path)
     status.bad = [f"{shown}:{b.line}: {b.why}: {b.text}" for b in parsed.bad]
@@ -147,7 +152,7 @@ def load_lists(entries: list[ListEntry], base_dir: Path | None = None
         matcher = ListMatcher([
             (ListInfo(e.name, e.action, e.rewrite_to.lower() if e.rewrite_to else None,
                       tuple(c.lower() for c in e.copies)),
-             s.parsed.rules if s.parsed else [])
+             s.parsed)
             for e, s in usable])
         with _LOCK:
             if len(_MATCHERS) > 16:

@@ -1,7 +1,8 @@
 """Every loaded list compiled into one matcher: what lists say of one URL, in microseconds.
 
-- Host rules (nearly all of a real list) go in one dict from host to rules: a result's host
-  and each of its parent domains is one lookup, whatever the number of rules.
+- Plain host rules (nearly all of a real list) are one dict per list, host -> an int (line
+  and flags): a result's host and each of its parent domains is one lookup, whatever the
+  number of rules, and the dict loads from the cache with no rebuilding.
 - Path-scoped host rules carry a regex tried only when their host matched (compiled once,
   on first use).
 - Rules that must look at every URL (uBlacklist ``/regex/`` lines, uBlock patterns not
@@ -19,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tamis.policy.lists.model import Rule
+from tamis.policy.lists.model import CompiledList, Rule
 
 ACTION_STRENGTH = {"drop": 3, "rewrite": 2, "demote": 1, "prefer": 0}
 
@@ -63,23 +64,18 @@ def _path_regex(source: str) -> re.Pattern[str]:
 
 
 class ListMatcher:
-    def __init__(self, lists: list[tuple[ListInfo, list[Rule]]]) -> None:
+    def __init__(self, lists: list[tuple[ListInfo, CompiledList]]) -> None:
         self.infos = [info for info, _ in lists]
-        self.hosts: dict[str, list[tuple[int, Rule]]] = {}
+        self.lists = [compiled for _, compiled in lists]
+        self.host_dicts = [compiled.hosts for compiled in self.lists]
+        self.hosts: dict[str, list[tuple[int, Rule]]] = {}  # the other host rules
         self.regex_rules: list[tuple[int, Rule]] = []
         self.python_regexes: list[tuple[re.Pattern[str], int, Rule]] = []
-        self.rule_count = 0
-        self.exceptions = False
-        for index, (_info, rules) in enumerate(lists):
-            self.rule_count += len(rules)
-            for rule in rules:
-                self.exceptions = self.exceptions or rule.exception
+        self.rule_count = sum(c.rule_count for c in self.lists)
+        for index, compiled in enumerate(self.lists):
+            for rule in compiled.other:
                 if rule.host is not None:
-                    bucket = self.hosts.get(rule.host)
-                    if bucket is None:
-                        self.hosts[rule.host] = [(index, rule)]
-                    else:
-                        bucket.append((index, rule))
+                    self.hosts.setdefault(rule.host, []).append((index, rule))
                 elif rule.url_re is not None:
                     self.regex_rules.append((index, rule))
         self.rewrites = any(i.action == "rewrite" for i in self.infos)
@@ -110,47 +106,62 @@ class ListMatcher:
     def __len__(self) -> int:
         return self.rule_count
 
+    def host_count(self) -> int:
+        return sum(len(d) for d in self.host_dicts) + len(self.hosts)
+
     def match(self, host: str, url: str, path_query: str, scheme: str) -> list[ListMatch]:
         """What every list says of one URL: at most one match per list, in list order."""
-        found: dict[int, Rule] = {}
+        found: dict[int, tuple[int, bool, str | None]] = {}  # list -> line, important, text
         excepted = False
-        for name in host_and_parents(host):
-            bucket = self.hosts.get(name)
-            if bucket is None:
-                continue
-            for index, rule in bucket:
-                if name != host and not rule.subdomains:
+        parents = host_and_parents(host)
+        for index, hosts in enumerate(self.host_dicts):
+            for name in parents:
+                code = hosts.get(name)
+                if code is None or (name != host and not code & 4):
                     continue
-                if rule.scheme is not None and rule.scheme != scheme:
-                    continue
-                if rule.path_re is not None and _path_regex(rule.path_re).search(
-                        path_query) is None:
-                    continue
-                if rule.exception:
+                if code & 2:
                     excepted = True
-                elif index not in found or rule.line < found[index].line:
-                    found[index] = rule
+                elif index not in found or (code >> 3) < found[index][0]:
+                    found[index] = (code >> 3, bool(code & 1), None)
+        if self.hosts:
+            for name in parents:
+                for index, rule in self.hosts.get(name, ()):
+                    if name != host and not rule.subdomains:
+                        continue
+                    if rule.scheme is not None and rule.scheme != scheme:
+                        continue
+                    if rule.path_re is not None and _path_regex(rule.path_re).search(
+                            path_query) is None:
+                        continue
+                    excepted = self._note(found, index, rule) or excepted
         if self._set is not None:
             for i in self._set.Match(url) or ():
                 index, rule = self.regex_rules[i]
-                if rule.exception:
-                    excepted = True
-                elif index not in found or rule.line < found[index].line:
-                    found[index] = rule
+                excepted = self._note(found, index, rule) or excepted
         for regex, index, rule in self.python_regexes:
             if regex.search(url) is not None:
-                if rule.exception:
-                    excepted = True
-                elif index not in found or rule.line < found[index].line:
-                    found[index] = rule
-        if excepted:
-            found = {i: r for i, r in found.items() if r.important}
+                excepted = self._note(found, index, rule) or excepted
+        if not found:
+            return []
         out = []
         for index in sorted(found):
-            info, rule = self.infos[index], found[index]
-            out.append(ListMatch(info.name, info.action, rule.line, rule.text,
+            line, important, text = found[index]
+            if excepted and not important:
+                continue
+            info = self.infos[index]
+            out.append(ListMatch(info.name, info.action, line,
+                                 text if text is not None else self.lists[index].line_text(line),
                                  info.rewrite_to, info.copies))
         return out
+
+    @staticmethod
+    def _note(found: dict[int, tuple[int, bool, str | None]], index: int, rule: Rule) -> bool:
+        """Record a matched rule; True when it is an exception."""
+        if rule.exception:
+            return True
+        if index not in found or rule.line < found[index][0]:
+            found[index] = (rule.line, rule.important, rule.text)
+        return False
 
 
 def strongest(matches: list[ListMatch], actions: tuple[str, ...]) -> ListMatch | None:

@@ -43,9 +43,55 @@ class ParsedList:
     title: str | None = None  # a uBlacklist front matter 'name', an ABP '! Title:'
 
     def summary(self) -> str:
-        parts = [f"{len(self.rules):,} rules ({self.format})"]
-        for kind, n in sorted(self.skipped.items()):
-            parts.append(f"{n:,} {kind} skipped")
-        if self.bad:
-            parts.append(f"{len(self.bad):,} bad lines skipped")
-        return ", ".join(parts)
+        return summarise(self.format, len(self.rules), self.skipped, self.bad)
+
+    def compile(self) -> CompiledList:
+        """The compact form the matcher uses and the cache keeps: each plain host rule is
+        one int in a dict (``line << 3 | subdomains << 2 | exception << 1 | important``);
+        path-scoped, scheme-bound and regex rules stay whole in ``other``."""
+        hosts: dict[str, int] = {}
+        other: list[Rule] = []
+        for r in self.rules:
+            if r.host is None or r.path_re is not None or r.scheme is not None \
+                    or r.host in hosts:
+                other.append(r)
+                continue
+            hosts[r.host] = (r.line << 3 | r.subdomains << 2 | r.exception << 1
+                             | r.important)
+        return CompiledList(self.format, hosts, other, len(self.rules), self.bad,
+                            self.skipped, self.comments, self.title)
+
+
+@dataclass
+class CompiledList:
+    format: str
+    hosts: dict[str, int]
+    other: list[Rule]
+    rule_count: int
+    bad: list[BadLine] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    comments: int = 0
+    title: str | None = None
+    source_lines: list[str] | None = None  # the list's lines, for the text of a host rule
+
+    def summary(self) -> str:
+        return summarise(self.format, self.rule_count, self.skipped, self.bad)
+
+    def rule_lines(self) -> list[int]:
+        return sorted([code >> 3 for code in self.hosts.values()]
+                      + [r.line for r in self.other])
+
+    def line_text(self, line: int) -> str:
+        if self.source_lines is None or not 0 < line <= len(self.source_lines):
+            return f"line {line}"
+        text = self.source_lines[line - 1].strip()
+        return text if len(text) <= 200 else text[:199] + "…"
+
+
+def summarise(fmt: str, rules: int, skipped: Counter[str], bad: list[BadLine]) -> str:
+    parts = [f"{rules:,} rules ({fmt})"]
+    for kind, n in sorted(skipped.items()):
+        parts.append(f"{n:,} {kind} skipped")
+    if bad:
+        parts.append(f"{len(bad):,} bad lines skipped")
+    return ", ".join(parts)

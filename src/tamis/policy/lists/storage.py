@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tamis.policy.lists.model import BadLine, ParsedList, Rule
+from tamis.policy.lists.model import BadLine, CompiledList, Rule
 from tamis.store.base import default_store_path
 
-PARSED_VERSION = 1  # bump when a parser changes what it makes of a line
+PARSED_VERSION = 2  # bump when a parser changes what it makes of a line
 
 
 def lists_dir() -> Path:
@@ -78,22 +78,22 @@ def _parsed_path(digest: str, fmt: str) -> Path:
     return lists_dir() / "parsed" / f"{digest}-{fmt}-v{PARSED_VERSION}.marshal"
 
 
-def load_parsed(digest: str, fmt: str) -> ParsedList | None:
+def load_parsed(digest: str, fmt: str) -> CompiledList | None:
     try:
         raw = _parsed_path(digest, fmt).read_bytes()
-        fmt_, rules, bad, skipped, comments, title = marshal.loads(raw)
-        parsed = ParsedList(fmt_, [Rule._make(r) for r in rules],
-                            [BadLine(*b) for b in bad], comments=comments, title=title)
-        parsed.skipped.update(skipped)
-        return parsed
+        fmt_, hosts, other, count, bad, skipped, comments, title = marshal.loads(raw)
+        compiled = CompiledList(fmt_, hosts, [Rule._make(r) for r in other], count,
+                                [BadLine(*b) for b in bad], comments=comments, title=title)
+        compiled.skipped.update(skipped)
+        return compiled
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
 
-def save_parsed(digest: str, fmt: str, parsed: ParsedList) -> None:
-    data = marshal.dumps((parsed.format, [tuple(r) for r in parsed.rules],
-                          [(b.line, b.text, b.why) for b in parsed.bad],
-                          dict(parsed.skipped), parsed.comments, parsed.title))
+def save_parsed(digest: str, fmt: str, compiled: CompiledList) -> None:
+    data = marshal.dumps((compiled.format, compiled.hosts, [tuple(r) for r in compiled.other],
+                          compiled.rule_count, [(b.line, b.text, b.why) for b in compiled.bad],
+                          dict(compiled.skipped), compiled.comments, compiled.title))
     with contextlib.suppress(OSError):  # a read-only cache folder costs a parse, no more
         write_atomic(_parsed_path(digest, fmt), data)
 

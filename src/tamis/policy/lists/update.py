@@ -60,7 +60,8 @@ class UpdateResult:
 def _rule_texts(data: bytes | None, fmt: str) -> list[str]:
     if data is None:
         return []
-    return [r.text for r in parse_cached(data, fmt).rules]
+    compiled = parse_cached(data, fmt)
+    return [compiled.line_text(n) for n in compiled.rule_lines()]
 
 
 def _fetch(client: httpx.Client, entry: ListEntry, meta: dict[str, object]
