@@ -141,3 +141,61 @@ def test_bad_lines_are_reported_with_source_and_line(served) -> None:
            " ||bad..example^" in out
     code, out, _ = run("lists", "show", "--config", str(config))
     assert code == 0 and ":2: 'bad..example' is not a host name" in out
+
+
+def test_searching_never_fetches_and_uses_the_fetched_copy(served, tmp_path: Path) -> None:
+    import asyncio
+
+    from tamis.core import Tamis
+
+    _app, server, config = served
+    recordings = tmp_path / "rec"
+    recordings.mkdir()
+    (recordings / "farm-query.json").write_text(json.dumps({"results": [
+        {"url": "https://farm-one.example/a", "title": "Farm query answer one",
+         "content": "farm query", "engine": "bing", "engines": ["bing"], "positions": [1]},
+        {"url": "https://honest.example/a", "title": "Farm query answer two",
+         "content": "farm query", "engine": "bing", "engines": ["bing"], "positions": [2]},
+    ]}))
+    config.write_text(config.read_text().replace(
+        "backends: []", f"backends:\n  - {{name: searxng, type: replay, path: '{recordings}'}}"))
+
+    async def go():  # type: ignore[no-untyped-def]
+        async with Tamis(config) as layer:
+            return await layer.search("farm query", extract=False, explain=True)
+
+    before = asyncio.run(go())
+    assert [r.host for r in before.results] == ["farm-one.example", "honest.example"]
+    assert [n.source for n in before.notes] == ["list:farms"]
+    run("lists", "update", "--config", str(config))
+    fetches = len(server.seen)
+    forget()
+    after = asyncio.run(go())
+    assert [r.host for r in after.results] == ["honest.example", "farm-one.example"]
+    assert after.results[1].explain and after.results[1].explain.demote_reason == \
+        "list:farms:2"
+    assert len(server.seen) == fetches  # the search read the copy, fetched nothing
+
+
+def test_the_parsed_form_is_cached_on_the_list_hash(tmp_path: Path, monkeypatch) -> None:
+    from tamis.policy.lists import load as load_module
+    from tamis.policy.lists.storage import lists_dir
+    from tamis.policy.schema import ListEntry
+
+    listfile = tmp_path / "l.txt"
+    listfile.write_text("||one.example^\n")
+    entry = ListEntry(name="l", source=str(listfile))
+    parses = []
+    real = load_module.parse_list
+    monkeypatch.setattr(load_module, "parse_list",
+                        lambda *a: parses.append(a) or real(*a))
+    forget()
+    load_module.load_lists([entry])
+    forget()
+    matcher, _ = load_module.load_lists([entry])  # a new process would do this: from cache
+    assert len(parses) == 1 and matcher is not None
+    assert len(list((lists_dir() / "parsed").iterdir())) == 1
+    listfile.write_text("||one.example^\n||two.example^\n")
+    forget()
+    matcher, [status] = load_module.load_lists([entry])
+    assert len(parses) == 2 and status.rules == 2  # new text, new hash: parsed again
