@@ -98,7 +98,7 @@ def test_a_failed_fetch_keeps_the_previous_copy(served, trouble: str, says: str)
     app.etag = '"changed"'  # so no 304 hides the trouble
     code, out, err = run("lists", "update", "--config", str(config), "--timeout", "0.5")
     assert code == 1
-    assert out.startswith(f"farms: {says}") and "kept the copy from" in out
+    assert out.startswith(f"farms: {says}") and "; kept the previous copy (" in out
     assert err.strip() == "error: 1 of 1 lists could not be fetched: farms"
     assert copy_path("farms").read_bytes() == before
     assert read_meta("farms") == meta
@@ -120,8 +120,8 @@ def test_a_list_never_fetched_is_a_note_not_a_failure(served) -> None:
     run("lists", "update", "--config", str(config))
     code, out, _ = run("backends", "--config", str(config))
     assert code == 0
-    assert "list farms (demote): 2 rules (ublock); fetched 0 s old" in out \
-        or "list farms (demote): 2 rules (ublock); fetched 1 s old" in out
+    assert "list farms (demote): 2 rules (ublock); fetched copy 0 s old" in out \
+        or "list farms (demote): 2 rules (ublock); fetched copy 1 s old" in out
 
 
 def test_update_names_an_unknown_list(served) -> None:

@@ -53,7 +53,7 @@ class ListStatus:
     def describe(self) -> str:
         if self.state != "ok":
             return f"list {self.name}: {self.message}"
-        where = "fetched" if is_url(self.source) else "file"
+        where = "fetched copy" if is_url(self.source) else "file"
         return f"list {self.name} ({self.action}): {self.summary}; {where} {self.age}"
 
     def as_json(self) -> dict[str, object]:
@@ -131,7 +131,7 @@ def list_status(entry: ListEntry, base_dir: Path | None) -> ListStatus:
     status.format = parsed.format
     status.rules = parsed.rule_count
     status.summary = parsed.summary()
-    shown = entry.source if not is_url(entry.source) else str(path)
+    shown = entry.source
     status.bad = [f"{shown}:{b.line}: {b.why}: {b.text}" for b in parsed.bad]
     return status
 

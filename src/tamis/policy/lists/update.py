@@ -96,7 +96,7 @@ def update_one(client: httpx.Client, entry: ListEntry) -> UpdateResult:
     meta = read_meta(entry.name)
     path = copy_path(entry.name)
     old = path.read_bytes() if path.is_file() else None
-    kept = ("; kept the copy from " + age_text(now() - float(meta["fetched_at"]))
+    kept = (f"; kept the previous copy ({age_text(now() - float(meta['fetched_at']))})"
             if old is not None and isinstance(meta.get("fetched_at"), (int, float))
             else "; no copy yet" if old is None else "; kept the previous copy")
     start = time.perf_counter()
