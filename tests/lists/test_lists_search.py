@@ -88,7 +88,8 @@ def test_a_mirror_with_the_same_path_merges_into_the_original(tmp_path: Path) ->
     recordings = tmp_path / "recordings"
     recordings.mkdir()
     data = json.loads((HERE / "recordings" / f"{QUERY.replace(' ', '-')}.json").read_text())
-    data["results"][0]["url"] = ORIGINAL.replace("stackoverflow.com", "newbedev.com")
+    copy = ORIGINAL.replace("stackoverflow.com", "newbedev.com")
+    data["results"][0]["url"] = f"https://www.google.com/url?q={copy}"  # a wrapped link
     (recordings / f"{QUERY.replace(' ', '-')}.json").write_text(json.dumps(data))
     config = tmp_path / "config.yaml"
     config.write_text(

@@ -199,3 +199,29 @@ def test_the_parsed_form_is_cached_on_the_list_hash(tmp_path: Path, monkeypatch)
     forget()
     matcher, [status] = load_module.load_lists([entry])
     assert len(parses) == 2 and status.rules == 2  # new text, new hash: parsed again
+
+
+def test_a_token_in_the_list_url_never_shows(tmp_path: Path) -> None:
+    app = ListServer()
+    app.body = "||ok.example^\n||bad..example^\n"
+    with LoopbackServer(app) as server:
+        secret_url = server.url.replace("http://", "http://reader:hunter2@") + \
+            "/farms.txt?token=s3cr3t"
+        config = tmp_path / "config.yaml"
+        config.write_text(f"policy:\n  lists:\n    - {{name: farms, source: '{secret_url}'}}\n")
+        forget()
+        outputs = [run("lists", "update", "--config", str(config))]
+        outputs.append(run("lists", "show", "--config", str(config), "--json"))
+        outputs.append(run("backends", "--config", str(config), "--json"))
+        app.status = 500
+        app.etag = '"new"'
+        outputs.append(run("lists", "update", "--config", str(config)))
+    server.stop()
+    outputs.append(run("lists", "update", "--config", str(config)))  # connection refused
+    stored = "".join(p.read_text("utf-8", "replace") for p in lists_dir().rglob("*")
+                     if p.is_file())
+    for _code, out, err in outputs:
+        for secret in ("hunter2", "s3cr3t"):
+            assert secret not in out and secret not in err
+    assert "hunter2" not in stored and "s3cr3t" not in stored
+    assert "reader:" not in outputs[0][1] and ":2: 'bad..example'" in outputs[0][1]

@@ -80,6 +80,7 @@ def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, Any
         sort_keys=False, width=100)
     # Line-by-line: a user:password in a URL never leaves the machine.
     clean = "\n".join(scrub(line, []) for line in text.splitlines())
+    effective = "\n".join(scrub(line, []) for line in effective.splitlines())  # list URLs
     from tamis.policy.lists import load_lists
 
     base = path.parent if path is not None and path.is_file() else None

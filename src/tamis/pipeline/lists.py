@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tamis.models import Dropped, Note, RawHit, Result
 from tamis.pipeline.filter import Judged
+from tamis.pipeline.urls import unwrap
 from tamis.policy.lists import ListMatch, ListMatcher, ListStatus, load_lists
 from tamis.policy.lists.matcher import host_and_parents, strongest
 from tamis.policy.schema import Config
@@ -99,7 +100,7 @@ class ListsStage:
         out = []
         for hit, order, weight in hits:
             try:
-                parts = urlsplit(hit.url.strip())
+                parts = urlsplit(unwrap(hit.url.strip()))  # the page, not an engine's wrapper
                 host = (parts.hostname or "").lower()
             except ValueError:
                 self.plain.add(hit.url[:2000])
@@ -107,7 +108,7 @@ class ListsStage:
                 continue
             bare = host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
             query = f"?{parts.query}" if parts.query else ""
-            matches = self.matcher.match(bare, hit.url, (parts.path or "/") + query,
+            matches = self.matcher.match(bare, parts.geturl(), (parts.path or "/") + query,
                                          parts.scheme.lower()) if bare else []
             best = strongest(matches, ("drop", "rewrite", "demote", "prefer"))
             if best is None or best.action != "rewrite" or not best.rewrite_to:
@@ -116,7 +117,7 @@ class ListsStage:
                 continue
             url = urlunsplit((parts.scheme or "https", best.rewrite_to, parts.path,
                               parts.query, ""))
-            self.rewritten.setdefault(url, []).append((hit.url, best))
+            self.rewritten.setdefault(url, []).append((parts.geturl(), best))
             out.append((hit.model_copy(update={"url": url}), order, weight))
         return out
 

@@ -20,6 +20,7 @@ from tamis.policy.lists.storage import (
     load_parsed,
     now,
     read_meta,
+    redact,
     save_parsed,
     sha256,
 )
@@ -57,7 +58,7 @@ class ListStatus:
         return f"list {self.name} ({self.action}): {self.summary}; {where} {self.age}"
 
     def as_json(self) -> dict[str, object]:
-        return {"name": self.name, "source": self.source, "action": self.action,
+        return {"name": self.name, "source": redact(self.source), "action": self.action,
                 "state": self.state, "path": self.path, "format": self.format,
                 "rules": self.rules, "summary": self.summary,
                 "age_seconds": None if self.age_seconds is None else round(self.age_seconds),
@@ -131,7 +132,7 @@ def list_status(entry: ListEntry, base_dir: Path | None) -> ListStatus:
     status.format = parsed.format
     status.rules = parsed.rule_count
     status.summary = parsed.summary()
-    shown = entry.source
+    shown = redact(entry.source)  # a list URL may carry a token: never shown
     status.bad = [f"{shown}:{b.line}: {b.why}: {b.text}" for b in parsed.bad]
     return status
 

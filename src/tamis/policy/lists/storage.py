@@ -15,6 +15,7 @@ import hashlib
 import json
 import marshal
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +29,16 @@ PARSED_VERSION = 2  # bump when a parser changes what it makes of a line
 
 def lists_dir() -> Path:
     return default_store_path().parent / "lists"
+
+
+_USERINFO = re.compile(r"(\w+://)[^/@\s]+@")
+_QUERY = re.compile(r"(\w+://[^\s?#]+)[?#][^\s]*")
+
+
+def redact(text: str) -> str:
+    """A list URL (or a message quoting one) without its user:password or query string:
+    a subscription token never reaches output, logs or the cache folder."""
+    return _QUERY.sub(r"\1?…", _USERINFO.sub(r"\1***@", text))
 
 
 def is_url(source: str) -> bool:

@@ -21,6 +21,7 @@ from tamis.policy.lists.storage import (
     is_url,
     now,
     read_meta,
+    redact,
     sha256,
     write_atomic,
     write_meta,
@@ -107,9 +108,9 @@ def update_one(client: httpx.Client, entry: ListEntry) -> UpdateResult:
                             f" (max_bytes {entry.max_bytes:,}): {exc}{kept}")
     except httpx.TimeoutException:
         return UpdateResult(entry.name, "failed", f"failed: timed out{kept}")
-    except httpx.HTTPError as exc:
-        return UpdateResult(entry.name, "failed",
-                            f"failed: {type(exc).__name__}: {str(exc)[:200]}{kept}")
+    except httpx.HTTPError as exc:  # scrubbed: a list URL may carry a token
+        why = f"{type(exc).__name__}: {redact(str(exc))[:200]}"
+        return UpdateResult(entry.name, "failed", f"failed: {why}{kept}")
     seconds = time.perf_counter() - start
     if status == 304:
         meta["fetched_at"] = now()
@@ -121,8 +122,9 @@ def update_one(client: httpx.Client, entry: ListEntry) -> UpdateResult:
         return UpdateResult(entry.name, "failed", f"failed: HTTP {status}{kept}")
     new_rules = _rule_texts(data, entry.format)
     parsed = parse_cached(data, entry.format)
-    bad = [f"{entry.source}:{b.line}: {b.why}: {b.text}" for b in parsed.bad]
-    new_meta = {"url": entry.source, "etag": headers.get("etag"),
+    shown = redact(entry.source)  # never a user:password or a ?token= in output
+    bad = [f"{shown}:{b.line}: {b.why}: {b.text}" for b in parsed.bad]
+    new_meta = {"url": shown, "etag": headers.get("etag"),
                 "last_modified": headers.get("last-modified"), "fetched_at": now(),
                 "sha256": sha256(data), "bytes": len(data), "format": parsed.format}
     if old is not None and sha256(old) == new_meta["sha256"]:
