@@ -15,7 +15,8 @@ import re
 
 from tamis.policy.lists.model import BadLine, ParsedList, Rule
 
-_LABEL = re.compile(r"^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$")
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST = re.compile(rf"^{_LABEL}(?:\.{_LABEL})+$")
 LOCAL_NAMES = frozenset({
     "localhost", "localhost.localdomain", "local", "broadcasthost", "ip6-localhost",
     "ip6-loopback", "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters",
@@ -33,12 +34,11 @@ def fold_host(raw: str) -> str | None:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
             return None
-    labels = host.split(".")
-    if len(labels) < 2 or not all(_LABEL.match(label) for label in labels):
+    if _HOST.match(host) is None:
         return None
-    if labels[-1].isdigit():
+    if host[host.rfind(".") + 1:].isdigit():
         return None  # an IP address, not a name
-    if host.startswith("www.") and len(labels) >= 3:
+    if host.startswith("www.") and host.count(".") >= 2:
         host = host[4:]
     return host
 

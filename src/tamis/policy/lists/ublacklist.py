@@ -27,6 +27,8 @@ from tamis.policy.lists.regex import js_regex, split_regex_literal
 _PATTERN = re.compile(r"^(\*|https?|[a-z][a-z0-9+.-]*)://([^/\s]*)(/\S*)$", re.I)
 _EXPRESSION = re.compile(r"^(title|host|path|scheme|url|\$\w+|!|\()", re.I)
 _URL_REGEX = re.compile(r"^url\s*(?:=~)?\s*(/.*)$", re.I)
+_GUARD = re.compile(r"\s@if\s*\(")
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
 
 
 def glob_regex(glob: str) -> str:
@@ -57,6 +59,12 @@ def rule_line(parsed: ParsedList, number: int, line: str) -> None:
     if not line or line.startswith("#"):
         parsed.comments += bool(line)
         return
+    if line.startswith("*://*.") and line.endswith("/*") and _HOST_CHARS.issuperset(
+            line[6:-2]):  # the common case, '*://*.example.com/*', at a glance
+        host = fold_host(line[6:-2])
+        if host is not None:
+            parsed.rules.append(Rule(number, cut(line), host=host))
+            return
     body, exception = line, False
     if body.startswith("@"):
         m = re.match(r"^@(\d+)", body)
@@ -70,8 +78,7 @@ def rule_line(parsed: ParsedList, number: int, line: str) -> None:
         _regex_rule(parsed, number, line, literal, exception)
         return
     pattern = body.split("#", 1)[0].strip()
-    guard = re.search(r"\s@if\s*\(", " " + pattern)
-    if guard:
+    if "@if" in pattern and _GUARD.search(" " + pattern):
         parsed.skipped["@if-guarded patterns"] += 1
         return
     m = _PATTERN.match(pattern)
