@@ -166,3 +166,45 @@ def test_bad_list_entries_are_config_errors(tmp_path: Path, entry: str, message:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert message in str(info.value) and f"{path}, line 3" in str(info.value)
+
+
+def test_a_copy_of_a_demoted_original_still_sorts_below_it(tmp_path: Path) -> None:
+    """medium.com is demoted by the built-in policy; a scraper that copies a Medium post
+    and is on a demote list lands in the same tier, and scores higher: it still goes below
+    the post it copies (found by its title), and not below a look-alike elsewhere."""
+    title = "Understanding Python asyncio event loops in depth"
+
+    def hit(url: str, title: str, engines: list[str]) -> dict[str, object]:
+        return {"url": url, "title": title, "content": "asyncio event loop explained",
+                "engine": engines[0], "engines": engines, "positions": [1] * len(engines)}
+
+    recordings = tmp_path / "rec"
+    recordings.mkdir()
+    (recordings / "asyncio-event-loop.json").write_text(json.dumps({"results": [
+        hit("https://scraped-posts.example/understanding-asyncio", f"{title} | ScrapedPosts",
+            ["bing", "brave", "duckduckgo"]),
+        hit("https://medium.com/@author/understanding-python-asyncio-1a2b3c", f"{title} - Medium",
+            ["bing"]),
+        hit("https://docs.python.org/3/library/asyncio-eventloop.html", "Event Loop — Python",
+            ["brave"]),
+    ]}))
+    listfile = tmp_path / "scrapers.txt"
+    listfile.write_text("||scraped-posts.example^\n")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"backends:\n  - {{name: searxng, type: replay, path: '{recordings}'}}\n"
+        f"policy:\n  lists:\n    - {{name: scrapers, source: '{listfile}', action: demote}}\n")
+    forget()
+
+    async def go() -> SearchResponse:
+        async with Tamis(config) as layer:
+            return await layer.search("asyncio event loop", extract=False, explain=True)
+
+    response = asyncio.run(go())
+    hosts = [r.host for r in response.results]
+    assert hosts == ["docs.python.org", "medium.com", "scraped-posts.example"]
+    copy = response.results[2]
+    assert copy.score > response.results[1].score  # it outscored the original...
+    assert copy.explain is not None and copy.explain.lists[-1] == (
+        "list:scrapers:1 copy of https://medium.com/@author/understanding-python-asyncio-1a2b3c:"
+        " sorted below it")  # ...and still sorts below it
