@@ -27,12 +27,16 @@ class ListServer:
         self.status = 200
         self.hang = False
         self.huge = False
+        self.html = False
 
     def __call__(self, request: Request) -> Reply:
         if self.hang:
             return Reply(hang=True)
         if self.status != 200:
             return Reply(status=self.status, body="oops", content_type="text/plain")
+        if self.html:
+            return Reply(body="<!DOCTYPE html><html><body>Sign in</body></html>",
+                         content_type="text/html")
         if self.huge:
             return Reply(body=b"||x.example^\n" * 200_000, content_type="text/plain")
         if request.header("if-none-match") == self.etag:
@@ -86,6 +90,7 @@ def test_fetch_then_304_then_change(served) -> None:
     ("500", "failed: HTTP 500"),
     ("huge", "failed: the list is over the size cap (max_bytes 100,000)"),
     ("hang", "failed: timed out"),
+    ("html", "failed: the server answered an HTML page, not a list"),
 ])
 def test_a_failed_fetch_keeps_the_previous_copy(served, trouble: str, says: str) -> None:
     app, _server, config = served
@@ -95,6 +100,7 @@ def test_a_failed_fetch_keeps_the_previous_copy(served, trouble: str, says: str)
     app.status = 500 if trouble == "500" else 200
     app.huge = trouble == "huge"
     app.hang = trouble == "hang"
+    app.html = trouble == "html"
     app.etag = '"changed"'  # so no 304 hides the trouble
     code, out, err = run("lists", "update", "--config", str(config), "--timeout", "0.5")
     assert code == 1

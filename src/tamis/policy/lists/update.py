@@ -120,6 +120,10 @@ def update_one(client: httpx.Client, entry: ListEntry) -> UpdateResult:
                             f"not modified (304), {rules:,} rules", rules=rules)
     if status != 200:
         return UpdateResult(entry.name, "failed", f"failed: HTTP {status}{kept}")
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html")):  # a login or error page, not a list
+        return UpdateResult(entry.name, "failed", f"failed: the server answered an HTML page,"
+                            f" not a list{kept}")
     new_rules = _rule_texts(data, entry.format)
     parsed = parse_cached(data, entry.format)
     shown = redact(entry.source)  # never a user:password or a ?token= in output
