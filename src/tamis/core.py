@@ -42,6 +42,7 @@ from tamis.models import (
 )
 from tamis.pipeline.fanout import USER_AGENT, FanoutContext, fan_out
 from tamis.pipeline.filter import all_dropped_note, filter_candidates, query_intent
+from tamis.pipeline.lists import ListsStage
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import Ranked, rank
 from tamis.pipeline.rules import Rules
@@ -209,17 +210,21 @@ class Tamis:
         fanned = time.perf_counter()
 
         hits = [(hit, a.order, a.weight) for a in answers for hit in a.hits]
+        lists = ListsStage.for_config(cfg, self.config_source)  # community lists, no network
+        hits = lists.rewrite(hits)
         rules = Rules(cfg.policy)
         candidates, invalid = merge(hits, tracking_params=cfg.policy.normalise.tracking_params,
                                     max_chars=cfg.max_chars, unwrapper=rules.unwrapper)
         intent = query_intent(candidates, rules, query)
         kept, dropped = filter_candidates(candidates, rules, query, intent)
+        kept, dropped = lists.judge(kept, dropped)
         empty_note = all_dropped_note(kept, invalid + dropped)
         if request.include_domains or request.exclude_domains:
             kept, scoped = _scope(kept, request)
             dropped.extend(scoped)
-        ranked = rank(kept, query, cfg.policy.ranking)
+        ranked = lists.order(rank(kept, query, cfg.policy.ranking))
         results = [to_result(i, item, explain) for i, item in enumerate(ranked[:limit], 1)]
+        results = lists.annotate(results) if explain else results
         all_dropped = sorted(invalid + dropped, key=lambda d: (d.position, d.url))
         status, status_note = _status(answers, results, cfg)
         if status == "failed":
@@ -246,7 +251,7 @@ class Tamis:
                        for i, r in enumerate(results, 1)]
         done = time.perf_counter()
 
-        notes = [n for a in answers for n in a.notes]
+        notes = [n for a in answers for n in a.notes] + lists.notes()
         notes += [Note(source=a.line, kind="cached", message="answer from cache")
                   for a in answers if a.cached]
         if empty_note:

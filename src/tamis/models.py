@@ -139,6 +139,10 @@ class ScoreParts(BaseModel):
     demote_reason: str | None = None
     kept_by: str | None = Field(default=None, description="The intent exception that kept a"
                                 " result a non-answer rule would drop")
+    lists: list[str] = Field(
+        default_factory=list,
+        description="What community lists did: 'list:<name>:<line> <action>: <rule>', a"
+        " rewrite, or a copy sorted below its original")
 
 
 class Result(BaseModel):

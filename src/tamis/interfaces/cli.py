@@ -34,6 +34,8 @@ LAZY = {
               "Check the stack: every line's health and the ranking-quality guard."),
     "compare": ("tamis.interfaces.cli_trust", "compare",
                 "Raw backend order beside tamis order: what moved, was dropped, and why."),
+    "lists": ("tamis.interfaces.cli_lists", "lists",
+              "Community lists: fetch them (update) and see what each holds (show)."),
 }
 
 
@@ -196,6 +198,8 @@ def explain_url(url: str, query: str, config_path: str | None, as_json: bool) ->
         reason = f" ({verdict['reason']})" if verdict.get("reason") else ""
         click.echo(f"{verdict['action']}{reason}  source_type={verdict['source_type']}"
                    f"  {verdict['url']}")
+        for line in verdict.get("lists") or []:
+            click.echo(f"  {line}")
 
 
 @cli.command()
@@ -240,10 +244,16 @@ def config_check(file: str | None, as_json: bool) -> None:
 
     loaded = load_config(file)
     data = loaded.config.model_dump(mode="json")
+    from tamis.interfaces.cli_lists import list_statuses
+
+    lists = list_statuses(loaded)  # each list's age; one never fetched is a note
     if as_json:
-        click.echo(json.dumps({"source": loaded.source, "config": data}, indent=2))
+        click.echo(json.dumps({"source": loaded.source, "config": data,
+                               "lists": [s.as_json() for s in lists]}, indent=2))
         return
     click.echo(f"# OK: {loaded.source} is valid. Effective config:")
+    for status in lists:
+        click.echo(f"# {status.describe()}")
     click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
 
 

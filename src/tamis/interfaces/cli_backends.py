@@ -46,10 +46,16 @@ def backends(config_path: str | None, as_json: bool) -> None:
     finally:
         if store is not None:
             store.close()
+    from tamis.interfaces.cli_lists import list_statuses
+
+    lists = list_statuses(loaded)  # community lists and their age
     if as_json:
-        click.echo(json.dumps({"source": loaded.source, "lines": lines}, indent=2))
+        click.echo(json.dumps({"source": loaded.source, "lines": lines,
+                               "lists": [s.as_json() for s in lists]}, indent=2))
     else:
         click.echo(format_lines(lines, loaded.source))
+        for status in lists:
+            click.echo(status.describe())
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m tamis.interfaces.cli_backends`

@@ -54,7 +54,7 @@ def static_text(name: str) -> str:
     return resources.files("tamis.interfaces").joinpath("static", name).read_text("utf-8")
 
 
-def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, str]:
+def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, Any]:
     """The policy in effect: where it comes from, that file's text, the effective policy."""
     import yaml
 
@@ -80,7 +80,12 @@ def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, str
         sort_keys=False, width=100)
     # Line-by-line: a user:password in a URL never leaves the machine.
     clean = "\n".join(scrub(line, []) for line in text.splitlines())
-    return {"source": source, "text": clean, "effective": effective}
+    effective = "\n".join(scrub(line, []) for line in effective.splitlines())  # list URLs
+    from tamis.policy.lists import load_lists
+
+    base = path.parent if path is not None and path.is_file() else None
+    lists = [s.describe() for s in load_lists(layer.config.policy.lists, base)[1]]
+    return {"source": source, "text": clean, "effective": effective, "lists": lists}
 
 
 def web_routes(get_layer: Callable[[], Tamis], *, config_source: str | None = None

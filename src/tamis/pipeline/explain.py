@@ -13,7 +13,8 @@ from tamis.policy.schema import Config
 
 def explain_url(url: str, *, query: str = "", config_path: str | None = None,
                 config: Config | None = None) -> dict[str, Any]:
-    cfg = config or load_config(config_path).config
+    loaded = None if config else load_config(config_path)
+    cfg = config or loaded.config  # type: ignore[union-attr]
     tracking = tuple(t.lower() for t in cfg.policy.normalise.tracking_params)
     rules = Rules(cfg.policy)
     try:
@@ -29,15 +30,24 @@ def explain_url(url: str, *, query: str = "", config_path: str | None = None,
     verdict = rules.judge(clean.host, parts.path, parts.query, query, intent)
     reason = verdict.drop or verdict.demoted or (
         f"prefer_domains:{verdict.preferred}" if verdict.preferred else None)
+    action = verdict.action
+    from tamis.pipeline.lists import apply_to_verdict, explain_lists
+
+    matches, notes = explain_lists(cfg, loaded.source if loaded else None, clean.host,
+                                   clean.url, parts.path, parts.query)
+    action, reason = apply_to_verdict(action, reason, matches)
+    kind = "content-farm" if action == "DEMOTE" else verdict.source_type
     unwrapped = clean.url != _plain(url, tracking)
     out: dict[str, Any] = {
         "url": clean.url,
-        "action": verdict.action,
+        "action": action,
         "reason": reason,
-        "source_type": verdict.source_type,
+        "source_type": kind,
         "key": clean.key,
         "domain": registrable_domain(clean.host),
         "unwrapped_from": url if unwrapped else None,
+        "lists": [f"{m.reason} {m.action}: {m.text}" for m in matches]
+        + [f"list:{n.source.removeprefix('list:')}: {n.message}" for n in notes],
     }
     if query:
         out["query_intent"] = {"kind": intent.kind, "reason": intent.reason}

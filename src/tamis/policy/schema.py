@@ -257,6 +257,47 @@ class IntentPolicy(Strict):
     informational: IntentExceptions = Field(default_factory=IntentExceptions)
 
 
+ListFormat = Literal["auto", "ublacklist", "ublock", "hosts", "domains"]
+LIST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class ListEntry(Strict):
+    """One subscribed list (docs: README "Community lists"): a local file or a URL fetched by
+    ``tamis lists update``; never fetched while searching."""
+
+    name: str = Field(description="Shown in reasons as list:<name>:<line>")
+    source: str = Field(min_length=1, description="A file path (relative to the config file)"
+                        " or an http(s) URL")
+    format: ListFormat = "auto"
+    action: Literal["drop", "demote", "prefer", "rewrite"] = "demote"
+    rewrite_to: str | None = Field(default=None, description="rewrite: the host put in place"
+                                   " of a matched host (a copy's original, a mirror)")
+    copies: list[str] = Field(default_factory=list, description="The sites this list's hosts"
+                              " copy: a copy never ranks above its original from these")
+    max_bytes: int = Field(default=20_000_000, gt=0, description="Size cap of one fetch")
+    enabled: bool = True
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not LIST_NAME.match(v):
+            raise ValueError(f"list name {v!r}: use letters, digits, '.', '_' or '-'")
+        return v
+
+    @model_validator(mode="after")
+    def _rewrite(self) -> ListEntry:
+        if self.action == "rewrite" and not self.rewrite_to:
+            raise ValueError(f"list {self.name!r}: action rewrite needs rewrite_to (a host)")
+        if self.rewrite_to is not None:
+            if self.action != "rewrite":
+                raise ValueError(f"list {self.name!r}: rewrite_to needs action: rewrite")
+            if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?",
+                                self.rewrite_to.lower()):
+                raise ValueError(f"list {self.name!r}: rewrite_to must be a host name,"
+                                 f" not {self.rewrite_to!r}")
+        return self
+
+
 class Policy(Strict):
     non_answer: NonAnswer = Field(default_factory=NonAnswer)
     intent: IntentPolicy = Field(default_factory=IntentPolicy)
@@ -265,6 +306,15 @@ class Policy(Strict):
     ranking: Ranking = Field(default_factory=Ranking)
     source_types: SourceTypes = Field(default_factory=SourceTypes)
     normalise: Normalise = Field(default_factory=Normalise)
+    lists: list[ListEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_list_names(self) -> Policy:
+        names = [x.name for x in self.lists]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"two lists are named {name!r}; names must be unique")
+        return self
 
     @field_validator("demote_domains", "prefer_domains")
     @classmethod

@@ -168,6 +168,8 @@
     $("policy-source").textContent = policy.source;
     $("policy-text").textContent = policy.text;
     $("policy-effective").textContent = policy.effective;
+    const lists = $("policy-lists");
+    lists.replaceChildren(...(policy.lists || []).map((line) => el("li", "", line)));
   }
 
   function render(data) {
