@@ -87,7 +87,7 @@ def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | No
         return
     import uvicorn
 
-    from tamis.interfaces.http_app import BearerAuth
+    from tamis.interfaces.http_limits import BearerAuth
 
     token = token_for(host)
     check_bind(host, port)
