@@ -7,46 +7,42 @@ Endpoints:
 - the SearXNG- and Tavily-compatible endpoints (``http_compat``);
 - the page to look at (``web``).
 
-Limits (config ``serve``; ``http_limits``): query length, max results, body size, searches
-in flight (then a clear 503), a per-request deadline (504), and an optional per-client rate
-limit shared by replicas through the store (429). With ``TAMIS_TOKEN`` set, every request
-but ``/healthz`` needs ``Authorization: Bearer <token>``.
+Limits and auth (config ``serve``): ``http_limits`` (one pass per request: Host, token,
+body, metrics; and per search: rate limit, searches in flight, deadline) and ``http_auth``.
+``serve_app`` is the factory each worker process of ``tamis serve --workers N`` calls.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+import os
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ConfigDict, Field
-from starlette.types import Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tamis import __version__
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_compat import compat_router
-from tamis.interfaces.http_limits import (
-    PUBLIC_PATHS,
-    SEARCH_PATHS,
-    BearerAuth,
-    BodyLimit,
-    HTTPError,
-    Service,
-    error_response,
-)
+from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_response
 from tamis.interfaces.render import response_dict
-from tamis.models import SearchRequest, SearchResponse, TimeRange
+from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
+
+LIST_FIELDS = ("include_domains", "exclude_domains")
 
 
 class SearchBody(BaseModel):
+    """The native search's fields: the JSON body of ``POST /v1/search`` and, with ``q`` for
+    ``query``, the query string of ``GET /v1/search``."""
+
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1)
+    query: str | None = None
     max_results: int | None = Field(default=None, ge=1)
     extract: bool = True
     explain: bool = False
@@ -70,11 +66,25 @@ class ReadBody(BaseModel):
     query: str | None = None
 
 
+def invalid(exc: ValidationError | RequestValidationError) -> HTTPError:
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+    return HTTPError(422, f"{where or 'request'}: {first.get('msg', 'invalid request')}")
+
+
+def with_note(response: SearchResponse, note: str | None) -> SearchResponse:
+    if note:
+        response.notes.append(Note(source="serve", kind="info", message=note))
+    return response
+
+
 def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
-               token: str | None = None, close_layer: bool = False) -> FastAPI:
+               token: str | None = None, close_layer: bool = False,
+               bind: str | None = None) -> FastAPI:
     """The service. ``layer`` is made from ``config_path`` at start-up when not given (and
-    then closed at shut-down, as it is when ``close_layer`` is true)."""
-    service = Service(layer)
+    then closed at shut-down, as it is when ``close_layer`` is true). ``bind``: the address
+    served (the Host check; default ``serve.host``)."""
+    service = Service(layer, bind)
     metrics = service.metrics
 
     @asynccontextmanager
@@ -91,29 +101,6 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     app = FastAPI(title="tamis", version=__version__, lifespan=lifespan, docs_url=None,
                   redoc_url=None,
                   description="A search layer for AI agents. See docs/contract.md.")
-    auth = BearerAuth(app, token) if token else None
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
-                    ) -> Response:
-        started = time.perf_counter()
-        path = request.url.path
-        endpoint = path if path in SEARCH_PATHS | PUBLIC_PATHS | {"/metrics", "/"} else "other"
-        try:
-            if (auth is not None and path not in PUBLIC_PATHS
-                    and not auth.allowed(request.headers.get("authorization", "").encode())):
-                metrics.rejected.labels("auth").inc()
-                raise HTTPError(401, "missing or wrong bearer token (TAMIS_TOKEN)",
-                                {"WWW-Authenticate": "Bearer"})
-            if path == "/ui/compare":  # the page's search obeys the same concurrency limit
-                response = await service.guarded(lambda: call_next(request))
-            else:
-                response = await call_next(request)
-        except HTTPError as exc:
-            response = error_response(exc.status, exc.message, exc.headers)
-        metrics.requests.labels(endpoint, str(response.status_code)).inc()
-        metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
-        return response
 
     @app.exception_handler(HTTPError)
     async def _http_error(_: Request, exc: HTTPError) -> JSONResponse:
@@ -123,13 +110,10 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     async def _tamis_error(_: Request, exc: TamisError) -> JSONResponse:
         return error_response(400, str(exc))
 
-    from fastapi.exceptions import RequestValidationError
-
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "request"
-        return error_response(422, f"{where}: {first.get('msg', 'invalid request')}")
+        error = invalid(exc)
+        return error_response(error.status, error.message)
 
     async def run_search(request: Request, body: SearchBody) -> JSONResponse:
         query = service.check_query(body.query)
@@ -138,32 +122,25 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
             language=body.language, categories=body.categories, engines=body.engines,
             safesearch=body.safesearch, pageno=body.pageno,
             include_domains=body.include_domains, exclude_domains=body.exclude_domains)
-        response: SearchResponse = await service.limited(request, service.get_layer().search(
+        response, note = await service.limited(request, service.get_layer().search(
             search_request, extract=body.extract, explain=body.explain, budget=body.budget))
         metrics.observe_search(response)
-        return JSONResponse(response_dict(response),
+        return JSONResponse(response_dict(with_note(response, note)),
                             status_code=502 if response.status == "failed" else 200)
 
     # -- native ---------------------------------------------------------------------------
-    @app.get("/v1/search", summary="Search (query string)")
-    async def search_get(
-        request: Request,
-        q: str = Query(..., description="The query"),
-        max_results: int | None = Query(None, ge=1),
-        extract: bool = True,
-        explain: bool = False,
-        budget: int | None = Query(None, ge=0),
-        time_range: TimeRange | None = None,
-        language: str | None = None,
-        categories: str | None = None,
-        engines: str | None = None,
-        safesearch: int | None = Query(None, ge=0, le=2),
-        pageno: int | None = Query(None, ge=1),
-    ) -> JSONResponse:
-        body = SearchBody(query=q, max_results=max_results, extract=extract, explain=explain,
-                          budget=budget, time_range=time_range, language=language,
-                          categories=categories, engines=engines, safesearch=safesearch,
-                          pageno=pageno)
+    @app.get("/v1/search", summary="Search (query string: q and SearchBody's other fields)")
+    async def search_get(request: Request) -> JSONResponse:
+        params: dict[str, Any] = {k: v for k, v in request.query_params.items()
+                                  if k not in LIST_FIELDS}
+        params["query"] = params.pop("q", None)
+        for name in LIST_FIELDS:
+            if name in request.query_params:
+                params[name] = request.query_params.getlist(name)
+        try:
+            body = SearchBody.model_validate(params)
+        except ValidationError as exc:
+            raise invalid(exc) from None
         return await run_search(request, body)
 
     @app.post("/v1/search", summary="Search (JSON body)")
@@ -172,7 +149,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
 
     @app.post("/v1/read", summary="Read one page's text under a budget")
     async def read(request: Request, body: ReadBody) -> JSONResponse:
-        result = await service.limited(request, service.get_layer().read(
+        result, _ = await service.limited(request, service.get_layer().read(
             body.url, max_chars=body.max_chars, start=body.start, query=body.query))
         return JSONResponse(result.model_dump(mode="json"))
 
@@ -181,13 +158,13 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         current = service.layer
         lines = [line.name for line in current.config.backends] if current else []
         return {"status": "ok" if current else "starting", "version": __version__,
-                "lines": lines, "in_flight": service.in_flight}
+                "lines": lines, "in_flight": service.in_flight, "pid": os.getpid()}
 
     @app.get("/metrics", summary="Prometheus metrics", response_class=PlainTextResponse)
     async def prometheus() -> Response:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
-    app.include_router(compat_router(service))
+    app.include_router(compat_router(service))  # its "/" answers searches, else the page
 
     try:  # the page to look at (issue 6), when present
         from tamis.interfaces.web import web_routes
@@ -195,15 +172,20 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         pass
     else:
         for route in web_routes(service.get_layer):
-            app.router.routes.append(route)
+            if getattr(route, "path", None) != "/":
+                app.router.routes.append(route)
 
-    limit_holder = {"limit": 65536}
-
-    class _DynamicBodyLimit(BodyLimit):
-        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-            current = service.layer
-            self.limit = current.config.serve.max_body_bytes if current else limit_holder["limit"]
-            await super().__call__(scope, receive, send)
-
-    app.add_middleware(_DynamicBodyLimit, limit=limit_holder["limit"])
+    app.add_middleware(Guard, service=service, token=token)
     return app
+
+
+SERVE_CONFIG_ENV = "TAMIS_SERVE_CONFIG"
+SERVE_BIND_ENV = "TAMIS_SERVE_BIND"
+
+
+def serve_app() -> FastAPI:
+    """The app of one worker of ``tamis serve --workers N`` (uvicorn ``factory=True``): the
+    config path and bind address come from the parent through the environment."""
+    return create_app(config_path=os.environ.get(SERVE_CONFIG_ENV) or None,
+                      token=os.environ.get("TAMIS_TOKEN") or None,
+                      bind=os.environ.get(SERVE_BIND_ENV) or None)
