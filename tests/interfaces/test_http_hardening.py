@@ -4,6 +4,7 @@ Authorization headers, short tokens, malformed queries and bodies, a store outag
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import socket
@@ -67,7 +68,7 @@ def test_allowed_hosts_extend_the_list(tmp_path: Path, searxng: LoopbackServer) 
 
 def test_json_endpoints_refuse_other_content_types(tmp_path: Path,
                                                    searxng: LoopbackServer) -> None:
-    body = '{"query": "%s", "url": "http://127.0.0.1:9/x"}' % PROXMOX
+    body = json.dumps({"query": PROXMOX, "url": "http://127.0.0.1:9/x"})
     with Served(create_app(layer(tmp_path, searxng.url), close_layer=True)) as served:
         for path in ("/search", "/v1/search", "/v1/read", "/extract"):
             # text/plain is what a cross-site form or fetch may send without a preflight
