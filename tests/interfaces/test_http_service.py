@@ -139,7 +139,7 @@ def test_saturated_service_answers_503_at_once(tmp_path: Path) -> None:
         return FakeSearXNG()(req)
 
     with LoopbackServer(slow) as backend:
-        layer = make_layer(tmp_path, backend.url, serve="max_concurrency: 1")
+        layer = make_layer(tmp_path, backend.url, serve="max_concurrency: 1, queue_seconds: 0")
         with Served(create_app(layer, close_layer=True)) as served:
             first: dict = {}
             worker = threading.Thread(target=lambda: first.update(

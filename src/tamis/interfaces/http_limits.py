@@ -226,7 +226,7 @@ class Guard:
         if self.hosts is not None and host is not None:
             name = host_name(host.decode("latin-1"))
             if name not in self.hosts:
-                return 421, (f"Host {name!r} is not served here: add it to"
+                return 421, (f"Host {name[:100]!r} is not served here: add it to"
                              " serve.allowed_hosts"), {}
         public = path in PUBLIC_PATHS and not (path == "/" and root_search(scope))
         if self.check is not None and not public \
