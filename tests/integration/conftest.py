@@ -24,7 +24,9 @@ import secrets
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +64,6 @@ class RealSearx:
     url: str
     engines: LoopbackServer
     log_path: Path
-    settings_path: Path
     answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
 
     def answer(self, query: str, **per_engine: Answer) -> None:
@@ -78,20 +79,22 @@ class RealSearx:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def __call__(self, request: Request) -> Reply:  # the engines' loopback app
-        engine = request.path.strip("/")
-        found = self.answers.get((engine, request.arg("q")))
-        if found is None:
-            return Reply(json={"results": []})
-        if isinstance(found, Reply):
-            return found
-        if isinstance(found, list):
-            return Reply(json={"results": found})
-        return found(request)
+
+def engine_reply(answers: dict[tuple[str, str], Answer], request: Request) -> Reply:
+    """What an engine (the path of the request) answers to the query ``q``."""
+    found = answers.get((request.path.strip("/"), request.arg("q")))
+    if found is None:
+        return Reply(json={"results": []})
+    if isinstance(found, Reply):
+        return found
+    if isinstance(found, list):
+        return Reply(json={"results": found})
+    return found(request)
 
 
-def searx_settings(port: int, engines_url: str) -> dict[str, Any]:
-    """The settings a new user writes: Debian's example, our engines instead of the stock ones."""
+def searx_settings(port: int, engines_url: str, **search: Any) -> dict[str, Any]:
+    """The settings a new user writes: Debian's example, our engines instead of the stock ones.
+    ``search``: more keys of its ``search`` section."""
     settings = yaml.safe_load(SEARX_EXAMPLE_SETTINGS.read_text())
     settings["general"]["debug"] = False
     settings["server"].update(port=port, bind_address="127.0.0.1",
@@ -101,6 +104,7 @@ def searx_settings(port: int, engines_url: str) -> dict[str, Any]:
     # No ban after a failure: one test's HTTP 500 must not silence the engine in the next.
     settings["search"].update(formats=["html", "json"], autocomplete="",
                               ban_time_on_fail=0, max_ban_time_on_fail=0)
+    settings["search"].update(search)
     settings["outgoing"].update(request_timeout=ENGINE_TIMEOUT)
     settings["engines"] = [
         {"name": name, "engine": "json_engine", "shortcut": spec["shortcut"],
@@ -149,35 +153,48 @@ def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log_path: Path) -> N
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="session")
-def searx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealSearx]:
+def require_searx() -> None:
     missing = _missing()
     if missing is not None:
         message = f"{missing}; the real-searx integration tests need Debian's searx"
         if os.environ.get("CI"):
             pytest.fail(f"CI is set and {message}", pytrace=False)
         pytest.skip(message)
-    workdir = tmp_path_factory.mktemp("searx")
+
+
+@contextmanager
+def running_searx(workdir: Path, engines: LoopbackServer, **search: Any) -> Iterator[str]:
+    """Start searx with our engines (``search``: settings of its search section), wait for
+    its port, yield its URL; stop it. A searx that does not start fails with its log."""
     settings_path = workdir / "settings.yml"
     log_path = workdir / "searx.log"
     port = free_port()
-    with LoopbackServer() as engines:
-        instance = RealSearx(url=f"http://127.0.0.1:{port}", engines=engines,
-                             log_path=log_path, settings_path=settings_path)
-        engines.state.app = instance
-        settings_path.write_text(yaml.safe_dump(searx_settings(port, engines.url)))
-        with log_path.open("wb") as log:
-            proc = subprocess.Popen(
-                [str(SYSTEM_PYTHON), str(SEARX_PACKAGE / "webapp.py")], cwd=workdir,
-                env=_child_env(settings_path), stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    settings_path.write_text(yaml.safe_dump(searx_settings(port, engines.url, **search)))
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [str(SYSTEM_PYTHON), str(SEARX_PACKAGE / "webapp.py")], cwd=workdir,
+            env=_child_env(settings_path), stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT)
+    try:
+        _wait_until_up(proc, url, log_path)
+        yield url
+    finally:
+        proc.terminate()
         try:
-            _wait_until_up(proc, instance.url, log_path)
-            yield instance
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def searx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealSearx]:
+    """One real searx for the session, its three engines on one loopback server."""
+    require_searx()
+    workdir = tmp_path_factory.mktemp("searx")
+    answers: dict[tuple[str, str], Answer] = {}
+    with LoopbackServer(partial(engine_reply, answers)) as engines, \
+            running_searx(workdir, engines) as url:
+        yield RealSearx(url=url, engines=engines, log_path=workdir / "searx.log",
+                        answers=answers)

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from conftest import ENGINE_TIMEOUT, RealSearx, hit
+from conftest import ENGINE_TIMEOUT, RealSearx, hit, running_searx
 from loopback import Reply, Request
 
 from tamis.interfaces.cli import cli
@@ -23,10 +23,11 @@ from tamis.interfaces.cli import cli
 pytestmark = pytest.mark.needs_program
 
 
-def config(tmp_path: Path, searx: RealSearx, extra: str = "") -> Path:
+def config(tmp_path: Path, searx: RealSearx | str, extra: str = "") -> Path:
+    url = searx if isinstance(searx, str) else searx.url
     path = tmp_path / "tamis.yaml"
     path.write_text("backends:\n"
-                    f"  - name: searxng\n    base_url: {searx.url}\n{extra}"
+                    f"  - name: searxng\n    base_url: {url}\n{extra}"
                     "cache: {enabled: false}\n"
                     "store: {url: 'memory:'}\n")
     return path
@@ -199,3 +200,20 @@ def test_tamis_check_on_a_real_instance(tmp_path, searx):
     assert line["verdict"] == "warn"
     assert "engine gamma unresponsive: HTTP error" in line["warnings"]
 
+
+def test_json_output_off_in_settings_still_answers_json_in_searx_1_1(tmp_path, searx):
+    """SearXNG answers 403 to format=json when ``json`` is not in ``search.formats`` (tamis
+    then says how to enable it: the stand-in tests). Debian's searx 1.1 has no such setting:
+    with ``formats: [html]`` it still answers JSON, and tamis must not call it disabled."""
+    query = "json output off in settings"
+    searx.answer(query, alpha=[hit("https://formats.example/1")])
+    with running_searx(tmp_path, searx.engines, formats=["html"]) as url:
+        raw = httpx.get(url + "/search", params={"q": query, "format": "json"}, timeout=10)
+        assert raw.status_code == 200
+        assert raw.headers["content-type"] == "application/json"
+        assert [r["url"] for r in raw.json()["results"]] == ["https://formats.example/1"]
+        result = tamis(["check", "--config", str(config(tmp_path, url)), "--json",
+                        "--no-guard", "--probe", query])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    [line] = json.loads(result.stdout)["lines"]
+    assert line["json_output"] == "enabled" and line["problems"] == []

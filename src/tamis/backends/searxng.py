@@ -8,11 +8,14 @@ Config::
         params: {engines: "bing,brave"}   # optional fixed parameters
 
 No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
-``safesearch`` and ``engines``, passed through when given. The instance must allow JSON
-output: ``search.formats: [html, json]`` in its settings.yml, else it answers 403.
+``safesearch`` and ``engines``, passed through when given. A SearXNG instance must allow
+JSON output: ``search.formats: [html, json]`` in its settings.yml, else it answers 403
+(searx 1.1, which SearXNG forked from, has no such setting and always answers JSON). A
+parameter the instance refuses (HTTP 400) is named in the note, with its own words.
 
 Provenance: each result's ``engines`` and ``positions`` (not only ``engine``), labelled
-``<line>:<engine>``. ``unresponsive_engines`` become notes.
+``<line>:<engine>``; see ``engine_order`` for how the two are paired. ``unresponsive_engines``
+become notes.
 """
 
 from __future__ import annotations
