@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 from typing import Any
@@ -10,15 +9,6 @@ from typing import Any
 import click
 
 from tamis.interfaces.cli import config_option, fail, friendly_errors
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", "ip6-localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(host: str, port: int) -> None:
@@ -33,25 +23,41 @@ def check_bind(host: str, port: int) -> None:
 
 
 def token_for(host: str) -> str | None:
+    from tamis.interfaces.http_auth import token_problem
+
     token = os.environ.get("TAMIS_TOKEN") or None
-    if not is_loopback(host) and not token:
-        fail(f"binding {host} exposes tamis beyond this machine: set TAMIS_TOKEN to a secret"
-             " that clients send as 'Authorization: Bearer <token>', or bind 127.0.0.1")
+    problem = token_problem(token, host)
+    if problem:
+        fail(problem)
     return token
+
+
+def worker_count(asked: int, store_url: str | None) -> int:
+    """``--workers`` or ``serve.workers``; 0: one per core, but one with a ``memory:``
+    store (workers would share nothing)."""
+    if asked:
+        return asked
+    if store_url == "memory:":
+        return 1
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else os.cpu_count() or 1)
 
 
 @click.command("serve")
 @click.option("--host", default=None, help="Address to bind (config serve.host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(0, 65535), default=None,
               help="Port (config serve.port, 8080).")
+@click.option("--workers", type=click.IntRange(0, 64), default=None,
+              help="Processes sharing the store (config serve.workers; 0: one per core).")
 @config_option
 @friendly_errors
-def serve(host: str | None, port: int | None, config_path: str | None) -> None:
+def serve(host: str | None, port: int | None, workers: int | None,
+          config_path: str | None) -> None:
     """Serve tamis over HTTP: native, SearXNG- and Tavily-compatible endpoints."""
     import uvicorn
 
     from tamis.core import Tamis
-    from tamis.interfaces.http_app import create_app
+    from tamis.interfaces import http_app
 
     layer = Tamis(config_path)
     cfg = layer.config.serve
@@ -59,11 +65,23 @@ def serve(host: str | None, port: int | None, config_path: str | None) -> None:
     port = cfg.port if port is None else port
     token = token_for(host)
     check_bind(host, port)
-    app = create_app(layer, token=token, close_layer=True)
+    count = worker_count(cfg.workers if workers is None else workers, layer.config.store.url)
     click.echo(f"tamis serving on http://{host}:{port} (lines: "
-               f"{', '.join(b.name for b in layer.config.backends) or 'none'})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5)
+               f"{', '.join(b.name for b in layer.config.backends) or 'none'}; "
+               f"{count} worker{'s' if count > 1 else ''})", err=True)
+    options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning",
+                               "access_log": False, "timeout_graceful_shutdown": 5}
+    if count == 1:
+        uvicorn.run(http_app.create_app(layer, token=token, close_layer=True, bind=host),
+                    **options)
+        return
+    import asyncio
+
+    asyncio.run(layer.aclose())  # each worker makes its own from the same config
+    layer.store.close()
+    os.environ[http_app.SERVE_CONFIG_ENV] = config_path or ""
+    os.environ[http_app.SERVE_BIND_ENV] = host
+    uvicorn.run("tamis.interfaces.http_app:serve_app", factory=True, workers=count, **options)
 
 
 @click.command("mcp")
@@ -87,12 +105,12 @@ def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | No
         return
     import uvicorn
 
-    from tamis.interfaces.http_app import BearerAuth
+    from tamis.interfaces.http_limits import TokenGuard
 
     token = token_for(host)
     check_bind(host, port)
     app: Any = server.streamable_http_app(host=host)
     if token:
-        app = BearerAuth(app, token)
+        app = TokenGuard(app, token)
     click.echo(f"tamis MCP on http://{host}:{port}/mcp", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

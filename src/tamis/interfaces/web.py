@@ -12,7 +12,8 @@ the app's ``Tamis``):
   so every score's components and every drop's reason) and ``policy`` (below);
 - ``GET /ui/policy``: the policy in effect: ``source`` (the config file, or "built-in
   policy"), ``text`` (that file; the built-in default.yaml when there is none), and
-  ``effective`` (the policy and quality sections after layering, as YAML).
+  ``effective`` (the policy and quality sections after layering, as YAML); the values
+  under a line's ``params`` are hidden, as are passwords in URLs.
 
 ``standalone_app`` and ``serve_demo`` run the page without the rest of the service
 (``tamis demo --serve``: the bundled recordings, offline).
@@ -20,6 +21,7 @@ the app's ``Tamis``):
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -54,6 +56,45 @@ def static_text(name: str) -> str:
     return resources.files("tamis.interfaces").joinpath("static", name).read_text("utf-8")
 
 
+PARAMS_KEY = re.compile(r"^(\s*(?:-\s+)?)params:\s*(.*)$")
+INLINE_PARAMS = re.compile(r"(\bparams:\s*)(\{[^}]*\}|\[[^\]]*\]|[^,}\s][^,}]*)")
+
+
+def hide_params(text: str) -> str:
+    """A config's text with every value under a line's ``params`` hidden (keys kept):
+    params may hold anything a backend takes, keys included."""
+    out: list[str] = []
+    block: int | None = None  # the indentation of the params key whose block we are in
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if block is not None and stripped and not stripped.startswith("#"):
+            if indent > block:
+                key, colon, _value = stripped.partition(": ")
+                if stripped.startswith("- "):
+                    out.append(" " * indent + "- <hidden>")
+                elif colon:
+                    out.append(" " * indent + key + ": <hidden>")
+                else:
+                    out.append(" " * indent + "<hidden>")
+                continue
+            block = None
+        match = PARAMS_KEY.match(line)
+        if match and not match.group(2).startswith("#"):
+            if match.group(2):
+                out.append(f"{match.group(1)}params: <hidden>")
+            else:
+                out.append(line)
+                block = len(match.group(1))  # the key's column
+            continue
+        out.append(INLINE_PARAMS.sub(r"\1<hidden>", line) if "params:" in line else line)
+    return "\n".join(out)
+
+
+def page_response() -> Response:
+    return HTMLResponse(static_text("index.html"), headers=SECURITY_HEADERS)
+
+
 def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, str]:
     """The policy in effect: where it comes from, that file's text, the effective policy."""
     import yaml
@@ -79,7 +120,7 @@ def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, str
          "quality": layer.config.quality.model_dump(mode="json")},
         sort_keys=False, width=100)
     # Line-by-line: a user:password in a URL never leaves the machine.
-    clean = "\n".join(scrub(line, []) for line in text.splitlines())
+    clean = hide_params("\n".join(scrub(line, []) for line in text.splitlines()))
     return {"source": source, "text": clean, "effective": effective}
 
 
@@ -88,7 +129,7 @@ def web_routes(get_layer: Callable[[], Tamis], *, config_source: str | None = No
     """The page's routes; ``config_source``: the config file the layer was made from."""
 
     async def page(request: Request) -> Response:
-        return HTMLResponse(static_text("index.html"), headers=SECURITY_HEADERS)
+        return page_response()
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]

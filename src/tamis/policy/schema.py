@@ -192,8 +192,15 @@ class ServeConfig(Strict):
     max_results: int = Field(default=50, ge=1, le=100)
     max_body_bytes: int = Field(default=65536, ge=1024)
     rate_limit_per_minute: int = Field(
-        default=0, ge=0, description="Per client (token or address), shared through the store;"
+        default=0, ge=0, description="Per client address, shared through the store;"
         " 0 is off")
+    queue_seconds: float = Field(
+        default=2, ge=0, description="A search over max_concurrency waits this long, then 503")
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host header names served beside the bind address;"
+        " '*' for any")
+    workers: int = Field(default=0, ge=0, le=64,
+                         description="Processes serving; 0: one per core")
 
 
 class Config(Strict):
