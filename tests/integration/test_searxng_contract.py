@@ -42,10 +42,12 @@ def tamis_url(searx: RealSearx, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="module")
 def answered(searx: RealSearx) -> RealSearx:
-    """What the engines say to QUERY: a page two engines return, one engine failing."""
+    """What the engines say to QUERY: a page two engines return (alpha first, at 1; beta
+    later, at 2), one engine failing."""
     searx.answer(QUERY, alpha=[hit(SHARED, "Shared page", "both engines have it"),
                                hit("https://alpha.example/only", "Alpha only", "alpha")],
-                 beta=Reply(json={"results": [hit(SHARED, "Shared page", "both")]}, delay=0.2),
+                 beta=Reply(json={"results": [hit("https://beta.example/first", "Beta"),
+                                              hit(SHARED, "Shared page", "both")]}, delay=0.2),
                  gamma=Reply(status=500))
     return searx
 
@@ -94,6 +96,9 @@ def assert_same_contract(real: dict[str, Any], ours: dict[str, Any]) -> None:
         assert not wrong, f"result keys of another JSON type (searx, tamis): {wrong} ({url})"
         assert sorted(mine["engines"]) == sorted(theirs["engines"])
         assert sorted(mine["positions"]) == sorted(theirs["positions"])
+        # read as searx means it: ``engine`` (the first to answer) has ``positions[0]``
+        assert mine["engine"] == theirs["engine"]
+        assert mine["positions"][0] == theirs["positions"][0]
     assert sorted(map(tuple, ours["unresponsive_engines"])) == sorted(
         map(tuple, real["unresponsive_engines"])) == [("gamma", "HTTP error")]
 
@@ -102,6 +107,7 @@ def test_search_endpoint_answers_like_real_searx(answered, tamis_url):
     real = get_json(answered.url, "/search")
     ours = get_json(tamis_url, "/search")
     assert real["results"][0]["url"] == SHARED and ours["results"][0]["url"] == SHARED
+    assert real["results"][0]["positions"] == [1, 2]
     assert_same_contract(real, ours)
 
 
@@ -141,7 +147,8 @@ def test_langchain_searx_wrapper_reads_tamis_as_it_reads_searx(answered, tamis_u
         }
     for name in read:
         rows = read[name]["results"]
-        assert {r["link"] for r in rows} == {SHARED, "https://alpha.example/only"}, name
+        assert {r["link"] for r in rows} == {SHARED, "https://alpha.example/only",
+                                             "https://beta.example/first"}, name
         for row in rows:
             assert set(row) >= {"snippet", "title", "link", "engines", "category"}
             assert isinstance(row["engines"], list) and row["category"] == "general"
