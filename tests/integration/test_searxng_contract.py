@@ -3,13 +3,15 @@
 The same query goes to a real searx (conftest.py) and to tamis's HTTP service (the app
 ``tamis serve`` runs, its one line being that searx): the answers must have the same
 top-level keys and, per result, the same keys with the same JSON types. tamis may add keys,
-never drop one. A client that reads searx answers (LangChain's ``SearxSearchWrapper``) reads
-both in the same run.
+never drop one. Clients that read searx answers (LangChain's ``SearxSearchWrapper``, the
+MCP server mcp-searxng) read both in the same run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +20,8 @@ import httpx
 import pytest
 from conftest import RealSearx, hit
 from loopback import Reply
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from serving import Served
 
 from tamis.core import Tamis
@@ -159,3 +163,50 @@ def test_langchain_searx_wrapper_reads_tamis_as_it_reads_searx(answered, tamis_u
         assert ours["title"] == row["title"]
         assert sorted(ours["engines"]) == sorted(row["engines"])
 
+
+
+def mcp_searxng() -> str:
+    program = shutil.which("mcp-searxng")
+    if program is None:
+        message = ("mcp-searxng is not installed (npm install -g mcp-searxng@1.16.0); the"
+                   " MCP client contract test needs it")
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set and {message}", pytrace=False)
+        pytest.skip(message)
+    return program
+
+
+async def mcp_search(program: str, searxng_url: str, query: str) -> str:
+    """Ask mcp-searxng (an MCP server over stdio, pointed at ``searxng_url``) to search."""
+    params = StdioServerParameters(command=program, args=[], env={
+        "SEARXNG_URL": searxng_url, "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp")})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("searxng_web_search", {"query": query})
+    assert not result.is_error, result.content
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def mcp_rows(text: str) -> dict[str, dict[str, str]]:
+    """mcp-searxng's text answer: one ``Name: value`` block per result, by URL."""
+    rows = {}
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        rows[fields.get("URL", "")] = fields
+    return rows
+
+
+def test_mcp_searxng_reads_tamis_as_it_reads_searx(answered, tamis_url):
+    program = mcp_searxng()
+    read = {name: mcp_rows(asyncio.run(mcp_search(program, url, QUERY)))
+            for name, url in (("searx", answered.url), ("tamis", tamis_url))}
+    assert set(read["searx"]) == {SHARED, "https://alpha.example/only",
+                                  "https://beta.example/first"}
+    assert set(read["tamis"]) == set(read["searx"])
+    for url, theirs in read["searx"].items():
+        ours = read["tamis"][url]
+        assert set(ours) >= set(theirs), (url, ours, theirs)
+        for name in ("Title", "Description", "Category"):
+            assert ours[name] == theirs[name], (url, name)
+        assert sorted(ours["Engines"].split(", ")) == sorted(theirs["Engines"].split(", "))
