@@ -137,20 +137,29 @@ def _child_env(settings_path: Path) -> dict[str, str]:
     return env
 
 
-def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log_path: Path) -> None:
+def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log_path: Path) -> str | None:
+    """None once searx answers /healthz; else why not (it exited, or is too slow)."""
     deadline = time.monotonic() + START_TIMEOUT
     while True:
         try:
             if httpx.get(url + "/healthz", timeout=1.0).text == "OK":
-                return
+                return None
         except httpx.HTTPError:
             pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            why = (f"exited with {proc.returncode}" if proc.poll() is not None
-                   else f"did not answer in {START_TIMEOUT:g} s")
-            log = log_path.read_text(errors="replace")
-            pytest.fail(f"searx {why} on {url}; its log:\n{log[-3000:]}", pytrace=False)
+        if proc.poll() is not None:
+            return f"exited with {proc.returncode}"
+        if time.monotonic() > deadline:
+            return f"did not answer in {START_TIMEOUT:g} s"
         time.sleep(0.05)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def require_searx() -> None:
@@ -168,24 +177,26 @@ def running_searx(workdir: Path, engines: LoopbackServer, **search: Any) -> Iter
     its port, yield its URL; stop it. A searx that does not start fails with its log."""
     settings_path = workdir / "settings.yml"
     log_path = workdir / "searx.log"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    settings_path.write_text(yaml.safe_dump(searx_settings(port, engines.url, **search)))
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [str(SYSTEM_PYTHON), str(SEARX_PACKAGE / "webapp.py")], cwd=workdir,
-            env=_child_env(settings_path), stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT)
+    for attempt in range(3):  # another program may take the free port before searx does
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        settings_path.write_text(yaml.safe_dump(searx_settings(port, engines.url, **search)))
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                [str(SYSTEM_PYTHON), str(SEARX_PACKAGE / "webapp.py")], cwd=workdir,
+                env=_child_env(settings_path), stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT)
+        why = _wait_until_up(proc, url, log_path)
+        if why is None:
+            break
+        _stop(proc)
+        output = log_path.read_text(errors="replace")
+        if "Address already in use" not in output or attempt == 2:
+            pytest.fail(f"searx {why} on {url}; its log:\n{output[-3000:]}", pytrace=False)
     try:
-        _wait_until_up(proc, url, log_path)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 @pytest.fixture(scope="session")
