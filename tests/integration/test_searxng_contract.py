@@ -210,3 +210,24 @@ def test_mcp_searxng_reads_tamis_as_it_reads_searx(answered, tamis_url):
         for name in ("Title", "Description", "Category"):
             assert ours[name] == theirs[name], (url, name)
         assert sorted(ours["Engines"].split(", ")) == sorted(theirs["Engines"].split(", "))
+
+
+@pytest.mark.parametrize("params", [
+    {"categories": "news"}, {"engines": "beta"}, {"time_range": "day"}, {"pageno": "2"},
+    {"engines": "beta", "categories": "news"},
+], ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_parameters_reach_searx_through_tamis_as_sent_to_searx(searx, tamis_url, params):
+    query = "contract parameters " + " ".join(f"{k} {v}" for k, v in params.items())
+    searx.answer(query, **{name: (lambda r, n=name: Reply(json={"results": [
+        hit(f"https://{n}.example/p{r.arg('p') or 1}")]})) for name in ("alpha", "beta", "gamma")})
+    answers = {}
+    for name, url in (("searx", searx.url), ("tamis", tamis_url)):
+        before = len(searx.asked(query))
+        response = httpx.get(url + "/search", params={"q": query, "format": "json", **params},
+                             timeout=30)
+        assert response.status_code == 200, (name, response.text[:300])
+        asked = searx.asked(query)[before:]
+        answers[name] = ({r["url"] for r in response.json()["results"]},
+                         sorted((r.path, r.arg("p")) for r in asked))
+    assert answers["tamis"] == answers["searx"]
+    assert answers["searx"][0]  # searx found something for these parameters
