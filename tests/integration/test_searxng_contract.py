@@ -231,3 +231,16 @@ def test_parameters_reach_searx_through_tamis_as_sent_to_searx(searx, tamis_url,
                          sorted((r.path, r.arg("p")) for r in asked))
     assert answers["tamis"] == answers["searx"]
     assert answers["searx"][0]  # searx found something for these parameters
+
+
+@pytest.mark.parametrize("params", [
+    {"q": "x", "time_range": "fortnight"}, {"q": "x", "pageno": "0"}, {},
+], ids=["bad-time_range", "pageno-0", "no-q"])
+def test_refused_requests_answer_like_searx(searx, tamis_url, params):
+    """searx refuses a bad parameter with 400 and ``{"error": "..."}``; so does tamis."""
+    for url in (searx.url, tamis_url):
+        response = httpx.get(url + "/search", params={"format": "json", **params}, timeout=30)
+        assert response.status_code == 400, (url, response.text[:300])
+        assert response.headers["content-type"].startswith("application/json")
+        error = response.json()["error"]
+        assert isinstance(error, str) and error
