@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from conftest import ENGINE_TIMEOUT, RealSearx, hit, running_searx
 from loopback import Reply, Request
+from real_searx import ENGINE_TIMEOUT, RealSearx, hit, running_searx
 
 from tamis.interfaces.cli import cli
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import RealSearx, hit
 from loopback import Reply
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from real_searx import RealSearx, hit
 from serving import Served
 
 from tamis.core import Tamis
