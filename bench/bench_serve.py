@@ -1,14 +1,23 @@
-"""Load-test `tamis serve` with fake backends on loopback: bounded in count and time.
+"""Load-test `tamis serve` on loopback beside a bare Starlette endpoint: bounded in count and time.
 
-    python bench/bench_serve.py [--requests 400] [--concurrency 16]
+    python bench/bench_serve.py [--requests 4000] [--concurrency 20] [--workers 2]
+                                [--tamis-src DIR]   # measure another checkout's src/
 
-Three fake lines (two SearXNG instances and a Tavily-shaped API with one key) answer after
-20-80 ms; each fails at random (HTTP 500) on 20% of requests. A keyless line retries once; a
-failing key rests (a sole key for one minute), so the Tavily line is mostly resting. Half
-the queries repeat (served from the cache), half are new. Prints requests per second, p50
-and p99 latency, and the requests that got no valid answer (goal: zero; a valid answer is
-HTTP 200 with results).
-Everything runs on 127.0.0.1; nothing is asserted.
+Processes, all on 127.0.0.1: a 0-delay fake SearXNG (uvicorn, one process, the recorded
+answer of the measured query with the query put in), a bare Starlette endpoint answering a
+small JSON (uvicorn, as many workers as tamis), and `tamis serve` (`--workers N`; a
+checkout without `--workers` is started as one process). The load comes from this process:
+N keep-alive HTTP/1.1 connections, each sending its next request when the last answer is
+in. Scenarios:
+
+- bare Starlette: the comparator;
+- tamis `/healthz`: the service's floor;
+- cached: the same search again and again (answer cache on, SQLite store);
+- uncached: a new query each request, on the 0-delay backend.
+
+Each prints requests per second, p50/p99, requests refused (503) or otherwise not a valid
+answer (goal: 0), the servers' CPU seconds (user+sys of every process of the server, read
+from /proc) and the load generator's, beside the wall time. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -17,118 +26,219 @@ import argparse
 import asyncio
 import json
 import os
-import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
-from fake_searxng import FakeSearXNG, recorded
-from loopback import LoopbackServer, Reply, Request, free_port
+from fake_searxng import recorded
+from loopback import free_port
 
-FAILURE_RATE = 0.2
-_rng = random.Random(11)
-_lock = threading.Lock()
+QUERY = "proxmox thin pool metadata exhaustion recovery"
+TICKS = os.sysconf("SC_CLK_TCK")
+DEADLINE = 120.0  # seconds per scenario at most
 
+FAKE_SEARXNG = """
+import json, sys
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+import uvicorn
+answer = json.loads(sys.argv[2])
+async def search(request):
+    body = dict(answer, query=request.query_params.get("q", ""))
+    return Response(json.dumps(body), media_type="application/json")
+app = Starlette(routes=[Route("/search", search)])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+            access_log=False)
+"""
 
-def chance() -> float:
-    with _lock:
-        return _rng.random()
-
-
-def flaky_searxng(req: Request) -> Reply:
-    if chance() < FAILURE_RATE:
-        return Reply(500, "boom", content_type="text/plain")
-    reply = FakeSearXNG()(req)
-    reply.delay = 0.02 + 0.06 * chance()
-    if req.arg("q").startswith("fresh"):  # new queries: answer with the recorded results
-        answer = recorded("proxmox thin pool metadata exhaustion recovery")
-        answer["query"] = req.arg("q")
-        reply.body = json.dumps(answer)
-    return reply
-
-
-def flaky_tavily(req: Request) -> Reply:
-    if chance() < FAILURE_RATE:
-        return Reply(500, json.dumps({"detail": {"error": "upstream"}}))
-    query = json.loads(req.body or b"{}").get("query", "")
-    results = [{"title": f"{query} result {i}", "url": f"https://forum.example.org/t/{i}",
-                "content": f"about {query}"} for i in range(5)]
-    return Reply(body=json.dumps({"query": query, "results": results}),
-                 delay=0.02 + 0.06 * chance())
-
-
-async def load(url: str, total: int, concurrency: int) -> tuple[list[float], int, float]:
-    queries = [("proxmox thin pool metadata exhaustion recovery" if i % 2 == 0
-                else f"fresh query number {i}") for i in range(total)]
-    latencies: list[float] = []
-    invalid = 0
-    sem = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(timeout=30) as client:
-        async def one(q: str) -> None:
-            nonlocal invalid
-            async with sem:
-                start = time.perf_counter()
-                try:
-                    r = await client.get(url + "/v1/search", params={"q": q, "extract": "false"})
-                    ok = r.status_code == 200 and r.json()["returned_count"] > 0
-                except (httpx.HTTPError, ValueError, KeyError):
-                    ok = False
-                latencies.append(time.perf_counter() - start)
-                invalid += not ok
-
-        begin = time.perf_counter()
-        await asyncio.gather(*(one(q) for q in queries))
-        wall = time.perf_counter() - begin
-    return latencies, invalid, wall
+BARE_STARLETTE = """
+import sys
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+async def hello(request):
+    return JSONResponse({"status": "ok", "query": request.query_params.get("q", "")})
+app = Starlette(routes=[Route("/", hello)])
+if __name__ == "__main__":
+    import uvicorn
+    sys.path.insert(0, sys.argv[3])
+    uvicorn.run("bare_starlette:app", host="127.0.0.1", port=int(sys.argv[1]),
+                workers=int(sys.argv[2]), log_level="warning", access_log=False)
+"""
 
 
+# -------------------------------------------------------------------------- processes
+def tree_cpu(pid: int) -> float:
+    """User+sys CPU seconds of a process and its live descendants."""
+    total = 0.0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICKS
+            for task in Path(f"/proc/{current}/task").iterdir():
+                children = (task / "children").read_text().split()
+                stack.extend(int(c) for c in children)
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def wait_ready(url: str, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"a server exited before it was ready ({url})")
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not come up")
+
+
+# -------------------------------------------------------------------------- load
+@dataclass
+class Outcome:
+    latencies: list[float]
+    refused: int
+    invalid: int
+    wall: float
+    load_cpu: float
+
+
+async def one_connection(port: int, paths: list[str], out: list[float],
+                         counts: dict[str, int], check: bool) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for path in paths:
+            start = time.perf_counter()
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line[:15].lower() == b"content-length:":
+                    length = int(line[15:])
+            body = await reader.readexactly(length)
+            out.append(time.perf_counter() - start)
+            if status == 503:
+                counts["refused"] += 1
+            elif status != 200 or (check and b'"returned_count":0' in body.replace(b" ", b"")):
+                counts["invalid"] += 1
+    finally:
+        writer.close()
+
+
+def run_load(port: int, paths: list[str], concurrency: int, check: bool) -> Outcome:
+    out: list[float] = []
+    counts = {"refused": 0, "invalid": 0}
+    shares = [paths[i::concurrency] for i in range(concurrency)]
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    begin = time.perf_counter()
+
+    async def main() -> None:
+        await asyncio.wait_for(asyncio.gather(
+            *(one_connection(port, share, out, counts, check) for share in shares)), DEADLINE)
+
+    asyncio.run(main())
+    wall = time.perf_counter() - begin
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    load_cpu = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
+    return Outcome(out, counts["refused"], counts["invalid"], wall, load_cpu)
+
+
+def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | None) -> float:
+    lat = sorted(outcome.latencies)
+    rate = len(lat) / outcome.wall
+    p50 = statistics.median(lat) * 1000
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+    versus = f"  = {rate / comparator:.2f}x bare Starlette" if comparator else ""
+    print(f"{name:<22} {rate:7.0f} req/s{versus}")
+    print(f"{'':<22} p50 {p50:.1f} ms, p99 {p99:.1f} ms; refused {outcome.refused},"
+          f" other invalid {outcome.invalid}; wall {outcome.wall:.2f} s, server CPU"
+          f" {server_cpu:.2f} s, load generator CPU {outcome.load_cpu:.2f} s")
+    return rate
+
+
+def measure(name: str, pid: int, port: int, paths: list[str], concurrency: int,
+            comparator: float | None, check: bool = False) -> float:
+    cpu = tree_cpu(pid)
+    outcome = run_load(port, paths, concurrency, check)
+    return report(name, outcome, tree_cpu(pid) - cpu, comparator)
+
+
+# -------------------------------------------------------------------------- main
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=400)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--requests", type=int, default=4000)
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--tamis-src", default=None,
+                        help="src/ of another checkout to measure (its own `tamis serve`)")
     args = parser.parse_args()
-    with LoopbackServer(flaky_searxng) as searxng, LoopbackServer(flaky_searxng) as mirror, \
-            LoopbackServer(flaky_tavily) as tavily, tempfile.TemporaryDirectory() as tmp:
+    n, c = args.requests, args.concurrency
+    procs: list[subprocess.Popen] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        answer = recorded(QUERY)
+        fake_port, bare_port, tamis_port = free_port(), free_port(), free_port()
+        (Path(tmp) / "bare_starlette.py").write_text(BARE_STARLETTE)
+        env = dict(os.environ)
+        if args.tamis_src:
+            env["PYTHONPATH"] = str(Path(args.tamis_src).resolve())
         config = Path(tmp) / "tamis.yaml"
         config.write_text(
-            "backends:\n"
-            f"  - name: searxng\n    base_url: {searxng.url}\n"
-            f"  - name: searxng-mirror\n    type: searxng\n    base_url: {mirror.url}\n"
-            f"  - name: tavily\n    base_url: {tavily.url}\n    api_key_env: BENCH_TAVILY_KEY\n"
+            f"backends:\n  - name: searxng\n    base_url: http://127.0.0.1:{fake_port}\n"
             f"store: {{url: '{Path(tmp) / 'store.sqlite3'}'}}\n"
-            f"serve: {{max_concurrency: {args.concurrency * 2}}}\n")
-        port = free_port()
-        env = {**os.environ, "BENCH_TAVILY_KEY": "bench-key-not-secret"}
-        proc = subprocess.Popen([sys.executable, "-m", "tamis.interfaces.cli", "serve",
-                                 "--port", str(port), "--config", str(config)], env=env,
-                                stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}"
+            "cache: {ttl_seconds: 600}\n")
+        command = [sys.executable, "-m", "tamis.interfaces.cli", "serve", "--port",
+                   str(tamis_port), "--config", str(config)]
+        help_text = subprocess.run([*command[:4], "--help"], env=env, capture_output=True,
+                                   text=True).stdout
+        workers = args.workers if "--workers" in help_text else 1
+        if "--workers" in help_text:
+            command += ["--workers", str(workers)]
         try:
-            for _ in range(300):
-                try:
-                    httpx.get(url + "/healthz", timeout=1)
-                    break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
-            latencies, invalid, wall = asyncio.run(load(url, args.requests, args.concurrency))
+            procs.append(subprocess.Popen([sys.executable, "-c", FAKE_SEARXNG, str(fake_port),
+                                           json.dumps(answer)]))
+            procs.append(subprocess.Popen([sys.executable, str(Path(tmp) / "bare_starlette.py"),
+                                           str(bare_port), str(workers), tmp]))
+            procs.append(subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL))
+            fake, bare, tamis = procs
+            wait_ready(f"http://127.0.0.1:{fake_port}/search?q=x", fake)
+            wait_ready(f"http://127.0.0.1:{bare_port}/", bare)
+            wait_ready(f"http://127.0.0.1:{tamis_port}/healthz", tamis)
+            search = f"/v1/search?q={QUERY.replace(' ', '+')}&extract=false"
+            for _ in range(3 * workers):  # every worker has the answer cached and warm
+                httpx.get(f"http://127.0.0.1:{tamis_port}{search}", timeout=30)
+            print(f"{n} requests a scenario, {c} concurrent keep-alive clients, tamis"
+                  f" {workers} worker(s), bare Starlette {workers} worker(s),"
+                  f" {len(os.sched_getaffinity(0))} cores")
+            base = measure("bare Starlette", bare.pid, bare_port, ["/?q=x"] * n, c, None)
+            measure("tamis /healthz", tamis.pid, tamis_port, ["/healthz"] * n, c, base)
+            measure("tamis cached search", tamis.pid, tamis_port, [search] * n, c, base,
+                    check=True)
+            fresh = [f"/v1/search?q=fresh+query+{i}+{time.time_ns()}&extract=false"
+                     for i in range(n)]
+            measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True)
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-    latencies.sort()
-    p50 = statistics.median(latencies)
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    print(f"{args.requests} requests, concurrency {args.concurrency}, half cached, backends"
-          f" failing {FAILURE_RATE:.0%} at random")
-    print(f"throughput: {args.requests / wall:.0f} requests/s ({wall:.1f} s)")
-    print(f"latency: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
-    print(f"requests without a valid answer: {invalid} (goal 0)")
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
 
 
 if __name__ == "__main__":

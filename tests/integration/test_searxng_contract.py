@@ -168,7 +168,7 @@ def test_langchain_searx_wrapper_reads_tamis_as_it_reads_searx(answered, tamis_u
 def mcp_searxng() -> str:
     program = shutil.which("mcp-searxng")
     if program is None:
-        message = ("mcp-searxng is not installed (npm install -g mcp-searxng@1.16.0); the"
+        message = ("mcp-searxng is not installed (npm install -g mcp-searxng@2.4.0); the"
                    " MCP client contract test needs it")
         if os.environ.get("CI"):
             pytest.fail(f"CI is set and {message}", pytrace=False)

@@ -142,3 +142,47 @@ async def test_streamable_http_server_through_a_subprocess(tmp_path: Path) -> No
         proc.wait(timeout=10)
     assert tools == {"web_search", "read_url"}
     assert not result.is_error and result.structured_content["status"] == "ok"
+
+
+async def test_streamable_http_server_takes_the_token_as_bearer_or_basic(
+        tmp_path: Path) -> None:
+    import base64
+    import os
+    import subprocess
+    import time
+
+    import httpx
+    from loopback import free_port
+
+    token = "mcp-test-token-0123456789abcdef"
+    config = tmp_path / "tamis.yaml"
+    config.write_text(
+        f"backends:\n  - {{name: searxng, type: replay, path: '{recordings_dir()}'}}\n"
+        "store: {url: 'memory:'}\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tamis.interfaces.cli", "mcp", "--http",
+                             "--port", str(port), "--config", str(config)],
+                            env={**os.environ, "TAMIS_TOKEN": token},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(300):
+            try:
+                denied = httpx.get(url, timeout=0.5)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        basic = "Basic " + base64.b64encode(f"agent:{token}".encode()).decode()
+        wrong = "Basic " + base64.b64encode(b"agent:wrong").decode()
+        refused = httpx.get(url, headers={"Authorization": wrong}, timeout=5)
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}
+        accepted = httpx.post(url, json=initialize, timeout=10, headers={
+            "Authorization": basic, "Accept": "application/json, text/event-stream"})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert denied.status_code == refused.status_code == 401
+    assert token not in denied.text
+    assert accepted.status_code == 200 and "serverInfo" in accepted.text

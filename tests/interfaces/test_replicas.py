@@ -86,3 +86,52 @@ def test_two_replicas_share_rests_and_cache(replicas) -> None:
     assert other.status_code == 200
     assert keys_used(backend) == ["A", "B", "B"]  # the second replica knows A is resting
     assert KEY_A not in other.text and KEY_B not in other.text
+
+
+def test_workers_share_the_store(tmp_path: Path) -> None:
+    """`tamis serve --workers 2`: two processes answer on one port and share the SQLite
+    store, so an answer one worker fetched is served from the cache by the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with LoopbackServer(fake_tavily) as backend:
+        config = tmp_path / "tamis.yaml"
+        config.write_text(
+            f"backends:\n  - name: tavily\n    base_url: {backend.url}\n"
+            "    credentials: [REPLICA_KEY_B]\n"
+            f"store: {{url: '{tmp_path / 'store.sqlite3'}'}}\n"
+            "cache: {ttl_seconds: 300}\n")
+        env = {**os.environ, "REPLICA_KEY_B": KEY_B}
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "tamis.interfaces.cli", "serve",
+                                 "--port", str(port), "--config", str(config),
+                                 "--workers", "2"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert proc.poll() is None, proc.stderr.read()
+                try:
+                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < deadline, "tamis serve did not start"
+                time.sleep(0.1)
+            first = httpx.get(url + "/v1/search", params={"q": "thin pool", "extract": "false"})
+            assert first.status_code == 200 and first.json()["lines"][0]["cached"] is False
+
+            def ask(_: int) -> tuple[int, bool]:
+                answer = httpx.get(url + "/v1/search",
+                                   params={"q": "thin pool", "extract": "false"})
+                pid = httpx.get(url + "/healthz").json()["pid"]
+                return pid, answer.json()["lines"][0]["cached"]
+
+            with ThreadPoolExecutor(8) as pool:
+                seen = list(pool.map(ask, range(80)))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    assert len({pid for pid, _ in seen}) == 2  # two processes answered
+    assert all(cached for _, cached in seen)  # every later answer came from the cache
+    assert len(backend.seen) == 1  # one backend call for all of them

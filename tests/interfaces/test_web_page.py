@@ -113,8 +113,8 @@ def test_compare_json_carries_comparison_explain_and_policy(
 
 
 def test_the_lead_app_mounts_the_page() -> None:
-    http_app = pytest.importorskip("tamis.interfaces.http_app")
     from tamis.core import Tamis
+    from tamis.interfaces import http_app
     from tamis.interfaces.demo import recordings_dir
     from tamis.policy.schema import LineConfig
     from tamis.store.base import MemoryStore

@@ -31,6 +31,7 @@ from tamis.errors import TamisError
 from tamis.interfaces.http_compat import compat_router
 from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_response
 from tamis.interfaces.render import response_dict
+from tamis.interfaces.web import web_routes
 from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
 
 LIST_FIELDS = ("include_domains", "exclude_domains")
@@ -166,14 +167,9 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
 
     app.include_router(compat_router(service))  # its "/" answers searches, else the page
 
-    try:  # the page to look at (issue 6), when present
-        from tamis.interfaces.web import web_routes
-    except ImportError:
-        pass
-    else:
-        for route in web_routes(service.get_layer):
-            if getattr(route, "path", None) != "/":
-                app.router.routes.append(route)
+    for route in web_routes(service.get_layer):  # the page to look at
+        if getattr(route, "path", None) != "/":
+            app.router.routes.append(route)
 
     app.add_middleware(Guard, service=service, token=token)
     return app

@@ -35,6 +35,7 @@ from tamis.interfaces.http_shapes import (
     tavily_extract_shape,
     tavily_shape,
 )
+from tamis.interfaces.web import page_response
 from tamis.models import SearchRequest, SearchResponse, TimeRange
 
 MAX_EXTRACT_URLS = 20  # Tavily's own limit per request
@@ -159,8 +160,6 @@ def compat_router(service: Service) -> APIRouter:
         params = searx_params(request, body)
         if params.get("q") is not None and params.get("format") == "json":
             return await searxng_answer(request, params)
-        from tamis.interfaces.web import page_response
-
         return page_response()
 
     @router.get("/config", summary="SearXNG-compatible instance config (minimal)")

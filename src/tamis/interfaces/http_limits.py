@@ -189,7 +189,8 @@ class Service:
             note = self.rate_limited(request)
             async with self.slot():
                 try:
-                    return await asyncio.wait_for(work, timeout=cfg.request_timeout), note
+                    async with asyncio.timeout(cfg.request_timeout):  # no extra task
+                        return await work, note
                 except TimeoutError:
                     raise HTTPError(504, f"no answer within the {cfg.request_timeout:g} s"
                                          " request deadline") from None
