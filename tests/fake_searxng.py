@@ -21,15 +21,15 @@ def recorded(query: str) -> dict:
 
 
 def shuffled(answer: dict, seed: int) -> dict:
-    """The same answer with results in another order and each result's engines reordered."""
+    """The same answer with results in another order and each result's engines reordered.
+
+    As in real searx: ``engines`` is a set (any order), ``positions`` stay in the order the
+    engines answered (``engine``, the first, has ``positions[0]``)."""
     rng = random.Random(seed)
     out = json.loads(json.dumps(answer))
     rng.shuffle(out["results"])
     for item in out["results"]:
-        pairs = list(zip(item["engines"], item["positions"], strict=True))
-        rng.shuffle(pairs)
-        item["engines"] = [e for e, _ in pairs]
-        item["positions"] = [p for _, p in pairs]
+        rng.shuffle(item["engines"])
     return out
 
 

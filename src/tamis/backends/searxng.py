@@ -9,11 +9,14 @@ Config::
         params: {engines: "bing,brave"}   # optional fixed parameters
 
 No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
-``safesearch`` and ``engines``, passed through when given. The instance must allow JSON
-output: ``search.formats: [html, json]`` in its settings.yml, else it answers 403.
+``safesearch`` and ``engines``, passed through when given. A SearXNG instance must allow
+JSON output: ``search.formats: [html, json]`` in its settings.yml, else it answers 403
+(searx 1.1, which SearXNG forked from, has no such setting and always answers JSON). A
+parameter the instance refuses (HTTP 400) is named in the note, with its own words.
 
 Provenance: each result's ``engines`` and ``positions`` (not only ``engine``), labelled
-``<line>:<engine>``. ``unresponsive_engines`` become notes.
+``<line>:<engine>``; see ``engine_order`` for how the two are paired. ``unresponsive_engines``
+become notes.
 """
 
 from __future__ import annotations
@@ -80,6 +83,10 @@ class SearXNG(Adapter):
     def check_status(self, response: httpx.Response) -> None:
         if response.status_code == 403:
             raise AnswerError(JSON_DISABLED, status=403)
+        if response.status_code == 400:  # searx: {"error": "Invalid value ... for parameter ..."}
+            error = refusal(response)
+            if error:
+                raise AnswerError(f"HTTP 400: SearXNG refused the request: {error}", status=400)
         if response.status_code == 429:
             raise AnswerError("HTTP 429: SearXNG rate-limited this client (its limiter)",
                               status=429)
@@ -87,6 +94,17 @@ class SearXNG(Adapter):
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         return parse_searxng(self, payload)
+
+
+def refusal(response: httpx.Response) -> str | None:
+    """The ``error`` text of a JSON error answer, on one line and short."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(error, str) or not error.strip():
+        return None
+    return " ".join(error.split())[:200]
 
 
 def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
@@ -99,11 +117,8 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
         if not isinstance(item, dict):
             skipped += 1
             continue
-        engines = item.get("engines")
+        engines = engine_order(item)
         positions = item.get("positions")
-        if not isinstance(engines, list) or not engines:
-            engine = item.get("engine")
-            engines = [engine] if isinstance(engine, str) and engine else ["unknown"]
         if not isinstance(positions, list) or len(positions) != len(engines):
             positions = [index] * len(engines)
         pairs = [(str(e), int(p)) if isinstance(p, int | float) and p >= 1 else (str(e), index)
@@ -119,10 +134,33 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     notes: list[Note] = []
     if skipped:
         notes.append(skipped_note(adapter.name, skipped))
+    engine_notes: list[Note] = []
     for entry in payload.get("unresponsive_engines") or []:
         if isinstance(entry, list | tuple) and entry:
             engine = str(entry[0])
             why = str(entry[1]) if len(entry) > 1 else "unresponsive"
-            notes.append(Note(source=f"{adapter.name}:{engine}", kind="unresponsive_engine",
-                              message=why))
+            engine_notes.append(Note(source=f"{adapter.name}:{engine}",
+                                     kind="unresponsive_engine", message=why))
+    # a set in searx: its order changes from one searx process to the next
+    notes += sorted(engine_notes, key=lambda n: (n.source, n.message))
     return Parsed(hits=hits, notes=notes)
+
+
+
+def engine_order(item: dict[str, Any]) -> list[str]:
+    """A result's engines in the order of its ``positions``.
+
+    searx and SearXNG send ``engines`` as a set (any order) and ``positions`` in the order the
+    engines answered, so the two lists are not parallel. ``engine`` is the first engine that
+    returned the page, and ``positions[0]`` is its position; which of the other engines has
+    which later position is not said, so they are paired in name order (stable output).
+    Without ``engine`` the lists are taken as parallel.
+    """
+    engines = item.get("engines")
+    first = item.get("engine")
+    if not isinstance(engines, list) or not engines:
+        return [first] if isinstance(first, str) and first else ["unknown"]
+    names = [str(e) for e in engines]
+    if isinstance(first, str) and first in names and len(set(names)) == len(names):
+        return [first, *sorted(n for n in names if n != first)]
+    return names
