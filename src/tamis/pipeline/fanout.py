@@ -67,6 +67,7 @@ from tamis.store.base import MemoryStore, Store
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
+ERROR_BODY_BYTES = 65_536  # what an error answer may say, at most
 MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
 
 log = logging.getLogger("tamis.fanout")
@@ -154,6 +155,19 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     return b"".join(chunks)
 
 
+async def _error_answer(response: httpx.Response) -> httpx.Response:
+    """An error answer read whole, up to ``ERROR_BODY_BYTES`` (decompressed), as a plain
+    response ``check_status`` can read ``.json()`` or ``.text`` of."""
+    try:
+        body = await _read_capped(response, ERROR_BODY_BYTES)
+    except AnswerError:
+        body = b""
+    headers = [(k, v) for k, v in response.headers.multi_items()
+               if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+    return httpx.Response(response.status_code, headers=headers, content=body,
+                          request=response.request)
+
+
 def _too_large(cap: int) -> str:
     return f"answer larger than {cap} bytes (after decompression): refused"
 
@@ -176,6 +190,8 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
         )
         response = await ctx.client.send(outgoing, stream=True)
         try:
+            if response.status_code >= 400:  # the adapter may read the error's own words
+                adapter.check_status(await _error_answer(response))
             adapter.check_status(response)
             body = await _read_capped(response, ctx.max_answer_bytes)
         finally:

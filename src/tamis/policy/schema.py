@@ -6,6 +6,7 @@ Defaults live in ``default.yaml`` beside this file, not here: the YAML is the po
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
