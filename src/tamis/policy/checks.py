@@ -103,6 +103,9 @@ def url_problem(url: str, schemes: tuple[str, ...] = ("http", "https")) -> str |
         return f"needs a scheme: start it with {wanted} (e.g. http://127.0.0.1:8888)"
     try:
         parts = urlsplit(url)
+    except ValueError:
+        return "is not a valid URL (check the brackets around an IPv6 address)"
+    try:
         port = parts.port
     except ValueError:
         return "has a bad port: it must be a number from 1 to 65535"
