@@ -88,12 +88,12 @@ def test_policy_view_never_shows_params_values(tmp_path: Path,
     path = Path(tamis.config_source)
     path.write_text(path.read_text().replace(
         "params: {engines: bing}",
-        "params:\n      engines: bing\n      token: sekrit-value-42"))
+        "params:\n      engines: bing\n      categories: sekrit-value-42"))
     tamis = Tamis(str(path))
     with Served(create_app(tamis, close_layer=True)) as served:
         policy = httpx.get(served.url + "/ui/policy").json()
     assert "sekrit-value-42" not in policy["text"] and "bing" not in policy["text"]
-    assert "token: <hidden>" in policy["text"]
+    assert "categories: <hidden>" in policy["text"]
     assert "base_url: " + searxng.url in policy["text"]  # the rest is shown as written
 
 

@@ -16,7 +16,7 @@ DATA = Path(__file__).parent / "data"
 def test_the_policy_view_shows_the_lists(tmp_path: Path) -> None:
     path = tmp_path / "tamis.yaml"
     path.write_text(
-        "backends: []\nstore: {url: 'memory:'}\n"
+        "backends:\n  - {name: searxng, base_url: 'http://127.0.0.1:9'}\nstore: {url: 'memory:'}\n"
         "policy:\n  lists:\n"
         f"    - {{name: copies, source: '{DATA / 'copycats.ublock.txt'}', action: demote}}\n"
         "    - {name: remote, source: 'https://lists.example/farms.txt', action: drop}\n")

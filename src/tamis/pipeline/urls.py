@@ -63,10 +63,8 @@ def registrable_domain(host: str) -> str:
 @lru_cache(maxsize=65536)
 def site_label(host: str) -> str:
     """The name part of the registrable domain: ``thecureforboredom`` of its .com."""
-    domain = registrable_domain(host)
-    if not domain or ":" in domain or domain.replace(".", "").isdigit():
-        return host  # an IP address names nothing
-    return domain.split(".", 1)[0]
+    ext = _extractor()(host)
+    return ext.domain or host  # an IP address or a bare suffix names nothing more
 
 
 @lru_cache(maxsize=65536)
