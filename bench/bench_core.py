@@ -25,7 +25,7 @@ from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
 from tamis.pipeline.rules import Rules, path_segments
 from tamis.pipeline.urls import host_suffixes, registrable_domain, site_label
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures" / "searxng"
 NOISE = ["", "?utm_source=x", "#frag", "/", "?fbclid=abc", "?page=2", "?ref=home"]

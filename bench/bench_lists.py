@@ -34,8 +34,8 @@ from tamis.pipeline.urls import host_suffixes, registrable_domain, site_label
 from tamis.policy.lists import load_lists
 from tamis.policy.lists.load import forget
 from tamis.policy.lists.matcher import _path_regex, host_and_parents
-from tamis.policy.loader import load_config
 from tamis.policy.schema import ListEntry
+from tamis.settings import load_config
 
 HOSTS, PATHS, REGEXES = 198_000, 1_500, 500
 QUERY = "proxmox thin pool metadata exhaustion recovery"

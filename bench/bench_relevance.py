@@ -40,7 +40,7 @@ import yaml
 
 from tamis.core import Tamis
 from tamis.models import SearchRequest
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 from tamis.store.base import MemoryStore
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "relevance-dev"

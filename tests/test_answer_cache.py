@@ -16,7 +16,7 @@ from loopback import LoopbackServer, Reply
 import tamis.core
 from tamis.core import Tamis
 from tamis.models import SearchRequest, SearchResponse
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 from tamis.store import answers
 from tamis.store.base import MemoryStore
 

@@ -11,8 +11,8 @@ import tamis
 from tamis.core import Tamis
 from tamis.errors import SearchFailed
 from tamis.interfaces.demo import recordings_dir
-from tamis.policy.loader import load_config
 from tamis.policy.schema import LineConfig
+from tamis.settings import load_config
 
 
 def replay_config():  # type: ignore[no-untyped-def]

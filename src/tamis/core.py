@@ -46,8 +46,8 @@ from tamis.pipeline.lists import ListsStage
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import Ranked, rank
 from tamis.pipeline.rules import Rules
-from tamis.policy.loader import load_config
 from tamis.policy.schema import Config
+from tamis.settings import load_config
 from tamis.store import answers as answer_cache
 from tamis.store.base import Store, open_store
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tamis.backends.listing import describe_lines
 from tamis.backends.registry import ADAPTERS, adapter_type, make_adapters
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 DOC = Path(__file__).parents[2] / "docs" / "configuration.md"
 

@@ -14,8 +14,8 @@ from tamis.backends.registry import (
     make_adapters,
 )
 from tamis.errors import ConfigError
-from tamis.policy.loader import load_config
 from tamis.policy.schema import Config, LineConfig
+from tamis.settings import load_config
 
 PASTED = "tvly-dev-AbCdEf0123456789XyZ"
 

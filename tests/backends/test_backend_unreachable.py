@@ -15,8 +15,8 @@ from tamis.backends.ddgs import DDGSAdapter
 from tamis.backends.registry import make_adapter
 from tamis.errors import ConfigError
 from tamis.interfaces.cli import cli
-from tamis.policy.loader import load_config
 from tamis.policy.schema import LineConfig
+from tamis.settings import load_config
 
 RUST_DNS = ("DNSError: DNSError('error sending request for url (https://search.yahoo.com/"
             "search;_ylt=3brYjb?p=x) > error resolving DNS > DNS e")

@@ -21,8 +21,8 @@ from tamis.backends.searxng import parse_searxng
 from tamis.core import Tamis
 from tamis.interfaces.http_app import create_app
 from tamis.models import response_schema
-from tamis.policy.loader import load_config
 from tamis.policy.schema import LineConfig
+from tamis.settings import load_config
 
 PROXMOX = "proxmox thin pool metadata exhaustion recovery"
 

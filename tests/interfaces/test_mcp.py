@@ -13,8 +13,8 @@ from mcp import Client, StdioServerParameters
 from tamis.core import Tamis
 from tamis.interfaces.demo import recordings_dir
 from tamis.interfaces.mcp_server import build_server
-from tamis.policy.loader import load_config
 from tamis.policy.schema import LineConfig
+from tamis.settings import load_config
 
 PROXMOX = "proxmox thin pool metadata exhaustion recovery"
 pytestmark = pytest.mark.anyio

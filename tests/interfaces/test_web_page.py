@@ -23,7 +23,7 @@ from fake_searxng import FakeSearXNG
 from loopback import LoopbackServer, free_port
 
 from tamis.interfaces.web import demo_app, standalone_app
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 BEST = "best practices agent context management"
 PROXMOX = "proxmox thin pool metadata exhaustion recovery"

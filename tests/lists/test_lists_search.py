@@ -13,7 +13,7 @@ from tamis.core import Tamis
 from tamis.interfaces.cli import cli
 from tamis.models import SearchResponse
 from tamis.policy.lists.load import forget
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 HERE = Path(__file__).parent
 QUERY = "merge two dictionaries in a single expression python"

@@ -8,7 +8,7 @@ from starlette.testclient import TestClient
 
 from tamis.interfaces.web import standalone_app
 from tamis.policy.lists.load import forget
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 DATA = Path(__file__).parent / "data"
 

@@ -9,7 +9,7 @@ import pytest
 from tamis.pipeline.explain import explain_url
 from tamis.pipeline.intent import name_match, query_words
 from tamis.pipeline.rules import Rules
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 POLICY = load_config(None).config.policy
 RULES = Rules(POLICY)

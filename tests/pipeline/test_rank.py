@@ -9,7 +9,7 @@ from tamis.pipeline.filter import filter_candidates
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import bm25_scores, rank, tokens
 from tamis.pipeline.rules import Rules
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 POLICY = load_config(None).config.policy
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tamis.pipeline.urls import clean_url
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 TRACKING = tuple(load_config(None).config.policy.normalise.tracking_params)
 TRACKING_KEYS = ["utm_source", "utm_medium", "fbclid", "gclid", "msclkid", "_hsenc", "igshid"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tamis.pipeline.urls import InvalidURL, clean_text, clean_url, registrable_domain
-from tamis.policy.loader import load_config
+from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain
+from tamis.settings import load_config
+from tamis.text import clean_text
 
 TRACKING = tuple(load_config(None).config.policy.normalise.tracking_params)
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tamis.errors import ConfigError
 from tamis.interfaces.cli import cli
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 
 def write(tmp_path: Path, text: str, name: str = "tamis.yaml") -> Path:

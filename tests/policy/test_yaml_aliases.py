@@ -14,7 +14,7 @@ from tamis import yamlsafe
 from tamis.dupes.config import load_config as load_dupes_config
 from tamis.dupes.errors import DupesError
 from tamis.errors import ConfigError
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 
 
 def alias_bomb(depth: int = 9) -> str:

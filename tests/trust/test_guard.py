@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import BEST, DEMO, PROXMOX, invoke, report_of, searxng_line, write_config
 
 from tamis.models import ExtractionSummary, Result, SearchResponse, Timing
-from tamis.policy.loader import load_config
+from tamis.settings import load_config
 from tamis.trust.guard import banned_set, demote_reference, judge
 
 UNUSED = "http://127.0.0.1:9"  # never asked: --replay answers from the recordings

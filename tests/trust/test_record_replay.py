@@ -28,8 +28,8 @@ from tamis.backends.base import AnswerError
 from tamis.backends.recorded import Recorded
 from tamis.core import Tamis
 from tamis.models import SearchRequest
-from tamis.policy.loader import load_config
 from tamis.policy.schema import Config, LineConfig
+from tamis.settings import load_config
 from tamis.store.base import MemoryStore
 from tamis.trust.recording import check_folder, replay_config
 

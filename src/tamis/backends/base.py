@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from tamis.models import Note, RawHit, SearchRequest
-from tamis.pipeline.urls import clean_text
 from tamis.policy.schema import LineConfig
+from tamis.text import clean_text
 
 if TYPE_CHECKING:
     import httpx

@@ -7,19 +7,21 @@ traceback (set TAMIS_DEBUG=1 to see one).
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from tamis import __version__
+from tamis.interfaces.cli_common import (
+    closed_pipe,
+    config_option,
+    fail,
+    failure_message,
+    friendly_errors,
+)
 from tamis.interfaces.lazy import LazyGroup
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 LAZY = {
     "read": ("tamis.interfaces.cli_read", "read", "Read one page's text under a budget."),
@@ -39,43 +41,6 @@ LAZY = {
 }
 
 
-def fail(message: str, code: int = 2) -> None:
-    from tamis.redact import environment_secrets, scrub
-
-    # Whatever the error, no key of the environment reaches the terminal.
-    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def friendly_errors(func: F) -> F:
-    """Turn every error into one line on stderr and an exit code; never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from tamis.errors import TamisError
-
-        try:
-            try:
-                return func(*args, **kwargs)
-            finally:
-                sys.stdout.flush()  # a closed pipe shows here, where it is handled
-        except TamisError as exc:
-            fail(str(exc), exc.exit_code)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-        except BrokenPipeError:
-            closed_pipe()
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
-        except Exception as exc:
-            if os.environ.get("TAMIS_DEBUG"):
-                raise
-            fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
-
-    return wrapper  # type: ignore[return-value]
-
-
 @click.group(cls=LazyGroup, lazy_commands=LAZY,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tamis")
@@ -90,12 +55,6 @@ def cli() -> None:
     Try it offline:   tamis demo
     Search:           SEARXNG_URL=http://127.0.0.1:8888 tamis search "your query"
     """
-
-
-config_option = click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
-    help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then built-in).",
-)
 
 
 @cli.command()
@@ -145,7 +104,7 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     request = SearchRequest(query=query, **given)
 
     async def run() -> Any:
-        from tamis.policy.loader import load_config
+        from tamis.settings import load_config
 
         config = load_config(config_path).config
         async with Tamis(config, store=cli_cache.store_for(found, config)) as layer:
@@ -159,26 +118,6 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     if response.status == "failed":
         click.echo(f"error: {failure_message(response)}", err=True)
     sys.exit(response.exit_code)
-
-
-LINE_FAILURES = ("line_failed", "line_timeout", "no_usable_key")
-
-
-def failure_message(response: Any) -> str:
-    """Why a search failed, in one line: each line that answered nothing, and why."""
-    answered = [x for x in response.lines if x.status in ("ok", "empty")]
-    why = {x.line: "; ".join(n.message for n in response.notes
-                             if n.source == x.line and n.kind in LINE_FAILURES) or x.status
-           for x in response.lines if x.status not in ("ok", "empty")}
-    if not answered:
-        if not response.lines:
-            return "the search could not run: no backends configured"
-        lines = "; ".join(f"line {name!r}: {reason}" for name, reason in why.items())
-        return f"the search could not run: no line could be reached ({lines})"
-    reasons = "; ".join(n.message for n in response.notes if n.kind == "info"
-                        and n.source not in why) or "see the notes"
-    failed = "".join(f"; line {name!r}: {reason}" for name, reason in why.items())
-    return f"the search could not run: {reasons}{failed}"
 
 
 @cli.command("explain-url")
@@ -240,7 +179,7 @@ def config_check(file: str | None, as_json: bool) -> None:
     """Validate FILE (or the config in effect) and print the effective config."""
     import yaml
 
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
 
     loaded = load_config(file)
     data = loaded.config.model_dump(mode="json")
@@ -264,17 +203,6 @@ def schema() -> None:
     from tamis.models import response_schema
 
     click.echo(json.dumps(response_schema(), indent=2))
-
-
-def closed_pipe() -> None:
-    """The reader of our output went away (``tamis check | head``): not an error. Stop
-    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sys.exit(0)
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import sys
 import click
 
 from tamis.errors import TamisError
-from tamis.interfaces.cli import friendly_errors
+from tamis.interfaces.cli_common import friendly_errors
 
 
 @click.command("backends")
@@ -25,7 +25,7 @@ from tamis.interfaces.cli import friendly_errors
 def backends(config_path: str | None, as_json: bool) -> None:
     """List every line: type, endpoint, key variables (set? resting?), what it supports."""
     from tamis.backends.listing import describe_lines, format_lines
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
     from tamis.store.base import open_store
 
     try:

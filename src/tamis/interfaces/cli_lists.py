@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 import click
 
 from tamis.errors import TamisError
-from tamis.interfaces.cli import friendly_errors
+from tamis.interfaces.cli_common import friendly_errors
 
 if TYPE_CHECKING:
     from tamis.policy.lists.load import ListStatus
 
 
 def _load(config_path: str | None):  # type: ignore[no-untyped-def]
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
 
     try:
         loaded = load_config(config_path)

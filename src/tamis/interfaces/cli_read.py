@@ -15,7 +15,7 @@ import httpx
 
 from tamis.errors import TamisError
 from tamis.extract import ReadResponse, read_url
-from tamis.policy import load_config
+from tamis.settings import load_config
 from tamis.store.base import Store
 
 

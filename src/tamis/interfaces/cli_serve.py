@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli import config_option, fail, friendly_errors
+from tamis.interfaces.cli_common import config_option, fail, friendly_errors
 
 
 def check_bind(host: str, port: int) -> None:
@@ -96,7 +96,7 @@ def serve(host: str | None, port: int | None, workers: int | None,
 def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | None) -> None:
     """Run the MCP server (tools web_search and read_url) over stdio, or --http."""
     from tamis.interfaces.mcp_server import build_server
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
 
     load_config(config_path)  # a config error is one line here, not a crash of the server
     server = build_server(config_path=config_path, lite=lite)

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli import failure_message, friendly_errors
+from tamis.interfaces.cli_common import failure_message, friendly_errors
 
 CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
                " built-in).")
@@ -63,7 +63,7 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     tamis check --replay tests/recordings                   # the guard offline, in CI
     """
     from tamis.errors import ConfigError
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
     from tamis.trust.check import EXIT_CODES, run_check
 
     if guard_only and no_guard:
@@ -162,7 +162,7 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
     tamis compare "..." --replay src/tamis/demo      # on recorded answers, offline
     """
     from tamis.core import Tamis
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
     from tamis.store.base import MemoryStore
     from tamis.trust.recording import check_folder, replay_config
     from tamis.trust.view import compare_query, print_comparison, view_payload

@@ -11,8 +11,8 @@ import click
 
 from tamis.core import Tamis
 from tamis.pipeline.compare import Comparison, compare
-from tamis.policy.loader import load_config
 from tamis.policy.schema import LineConfig
+from tamis.settings import load_config
 from tamis.store.base import MemoryStore
 
 DEMO_QUERIES = [

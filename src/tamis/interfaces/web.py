@@ -205,8 +205,8 @@ DEMO_SOURCE = "built-in policy (tamis demo: the bundled recordings, offline)"
 def demo_app() -> Starlette:
     """The page on the bundled recordings of the two measured queries (no network)."""
     from tamis.interfaces.demo import recordings_dir
-    from tamis.policy.loader import load_config
     from tamis.policy.schema import LineConfig
+    from tamis.settings import load_config
     from tamis.store.base import MemoryStore
 
     config = load_config(None).config

@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 
 from tamis.pipeline.rules import Rules
 from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain
-from tamis.policy.loader import load_config
 from tamis.policy.schema import Config
+from tamis.settings import load_config
 
 
 def explain_url(url: str, *, query: str = "", config_path: str | None = None,

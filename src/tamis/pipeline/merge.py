@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tamis.models import Candidate, Dropped, RawHit
-from tamis.pipeline.urls import InvalidURL, Unwrapper, clean_text, clean_url, registrable_domain
+from tamis.pipeline.urls import InvalidURL, Unwrapper, clean_url, registrable_domain
+from tamis.text import clean_text
 
 
 @dataclass

@@ -338,26 +338,3 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     key_query = "&".join(sorted(query.split("&"))) if query else ""
     key = f"{key_netloc}{key_path}" + (f"?{key_query}" if key_query else "")
     return CleanURL(url=url, key=key, host=bare, path=path, query=query, ad=ad)
-
-
-# ------------------------------------------------------------------------- text cleaning
-_TAG = re.compile(r"<[^>]{0,2000}>")
-
-
-def clean_text(text: str, cap: int | None = None) -> str:
-    """Strip HTML tags, unescape entities, collapse whitespace, cap at a word boundary."""
-    import html
-
-    if not text:
-        return ""
-    if "<" in text or "&" in text:
-        text = html.unescape(_TAG.sub(" ", text))
-        text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
-    text = " ".join(text.split())
-    if cap is not None and len(text) > cap:
-        cut = text[: cap - 1]
-        space = cut.rfind(" ")
-        if space > cap // 2:
-            cut = cut[:space]
-        text = cut.rstrip(" ,;:.-") + "…"
-    return text

@@ -8,14 +8,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tamis.policy.loader import LoadedConfig, load_config
+    from tamis.policy.loader import LoadedConfig, read_config
     from tamis.policy.schema import Config, LineConfig
 
-__all__ = ["Config", "LineConfig", "LoadedConfig", "load_config"]
+# The config in effect, completed with the environment's lines: tamis.settings.load_config.
+__all__ = ["Config", "LineConfig", "LoadedConfig", "read_config"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in {"LoadedConfig", "load_config"}:
+    if name in {"LoadedConfig", "read_config"}:
         from tamis.policy import loader
 
         return getattr(loader, name)

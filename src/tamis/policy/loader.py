@@ -20,7 +20,7 @@ from tamis import yamlsafe
 from tamis.errors import ConfigError
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
-    from tamis.policy.schema import Config, LineConfig
+    from tamis.policy.schema import Config
 
 ListEdit = Mapping[str, Any]
 
@@ -122,24 +122,30 @@ def _format_error(
     return f"{where}: key '{key}': {msg}"
 
 
-def zero_config_backends(env: Mapping[str, str] | None = None) -> list[LineConfig]:
-    """Lines made from the environment when no config file names any."""
-    from tamis.backends.registry import lines_from_environment
+@dataclass(frozen=True)
+class ReadConfig:
+    """A config read and validated against the schema, before the lines of the environment
+    complete it (``tamis.settings.load_config`` does that, and checks the lines)."""
 
-    return lines_from_environment(os.environ if env is None else env)
+    config: Config
+    source: str
+    lines: dict[tuple[Any, ...], int]  # key path -> line in the user's file
+    data: dict[str, Any]  # the merged data that was validated
+    user_has_backends: bool
+
+    def error(self, loc: tuple[Any, ...], message: str) -> ConfigError:
+        """A ConfigError for a key of this config, naming its file and line."""
+        return ConfigError(_format_error({"loc": loc, "msg": message}, self.source, self.lines,
+                                         self.data))
 
 
-def load_config(
+def read_config(
     explicit: str | os.PathLike[str] | None = None,
     *,
     overrides: dict[str, Any] | None = None,
-    env: Mapping[str, str] | None = None,
-    live: bool = True,
-) -> LoadedConfig:
-    """Read the config in effect. Raises ConfigError with a one-line message.
-
-    ``live=False`` (``--replay``: the lines are replaced by recordings) skips the checks of
-    what a line needs to be asked live (its base_url, its folder)."""
+) -> ReadConfig:
+    """Read the config files (see the module docstring) and validate them against the schema.
+    Raises ConfigError with a one-line message."""
     from pydantic import ValidationError
 
     from tamis.policy.schema import Config
@@ -188,32 +194,5 @@ def load_config(
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
-    if not user_has_backends and not config.backends:
-        config = config.model_copy(update={"backends": zero_config_backends(env)})
-    problem = _usability_problem(config, user_has_backends, os.environ if env is None else env,
-                                 live=live)
-    if problem is not None:
-        loc, message = problem
-        raise ConfigError(_format_error({"loc": loc, "msg": message}, source, lines, data))
-    from tamis.backends.registry import check_key_values
-
-    check_key_values(config, os.environ if env is None else env)
-    return LoadedConfig(config=config, source=source)
-
-
-def _usability_problem(config: Config, user_has_backends: bool, env: Mapping[str, str], *,
-                       live: bool = True) -> tuple[tuple[Any, ...], str] | None:
-    """The first mistake that would make every search fail, found without a network call."""
-    from tamis.backends.registry import line_problems
-
-    problems = line_problems(config, env, live=live)
-    if problems:
-        return problems[0]
-    enabled = [line for line in config.backends if line.enabled]
-    if user_has_backends and not enabled:
-        return ("backends",), ("no enabled line: name at least one backend, or remove"
-                               " 'backends' to use the lines of the environment")
-    if config.min_backends > len(enabled):
-        return ("min_backends",), (f"is {config.min_backends} but only {len(enabled)} line(s)"
-                                   " are enabled: no search could ever succeed")
-    return None
+    return ReadConfig(config=config, source=source, lines=lines, data=data,
+                      user_has_backends=user_has_backends)

@@ -1,0 +1,92 @@
+"""What every ``tamis`` subcommand shares: one-line errors (never a traceback), the closed
+pipe that is not an error, the ``--config`` option, and why a search failed in one line.
+
+Every ``cli_*`` module imports from here, never from ``cli`` itself, so the command modules
+form no import circle.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = 2) -> None:
+    from tamis.redact import environment_secrets, scrub
+
+    # Whatever the error, no key of the environment reaches the terminal.
+    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def friendly_errors(func: F) -> F:
+    """Turn every error into one line on stderr and an exit code; never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from tamis.errors import TamisError
+
+        try:
+            try:
+                return func(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here, where it is handled
+        except TamisError as exc:
+            fail(str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        except BrokenPipeError:
+            closed_pipe()
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:
+            if os.environ.get("TAMIS_DEBUG"):
+                raise
+            fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
+
+    return wrapper  # type: ignore[return-value]
+
+
+def closed_pipe() -> None:
+    """The reader of our output went away (``tamis check | head``): not an error. Stop
+    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
+config_option = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then built-in).",
+)
+
+
+LINE_FAILURES = ("line_failed", "line_timeout", "no_usable_key")
+
+
+def failure_message(response: Any) -> str:
+    """Why a search failed, in one line: each line that answered nothing, and why."""
+    answered = [x for x in response.lines if x.status in ("ok", "empty")]
+    why = {x.line: "; ".join(n.message for n in response.notes
+                             if n.source == x.line and n.kind in LINE_FAILURES) or x.status
+           for x in response.lines if x.status not in ("ok", "empty")}
+    if not answered:
+        if not response.lines:
+            return "the search could not run: no backends configured"
+        lines = "; ".join(f"line {name!r}: {reason}" for name, reason in why.items())
+        return f"the search could not run: no line could be reached ({lines})"
+    reasons = "; ".join(n.message for n in response.notes if n.kind == "info"
+                        and n.source not in why) or "see the notes"
+    failed = "".join(f"; line {name!r}: {reason}" for name, reason in why.items())
+    return f"the search could not run: {reasons}{failed}"
