@@ -43,6 +43,8 @@ from dupes_graphgen_text import DAY, EPOCH_2024, HOUR, VERDICTS, shingle_jaccard
 __all__ = ["GeneratedGraph", "generate", "score", "shingle_jaccard"]
 
 _ID_CHARS = "abcdefghjkmnpqrstuvwxyz23456789"
+_SHAPES = ["daily", "hourly", "every-6h", "every-4h", "weekly", "weekdays", "missed", "window"]
+_TITLES = ["date", "datetime", "runno", "hex", "alnum", "uuid", "month"]
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
@@ -54,9 +56,7 @@ class GeneratedGraph(HardNegatives):
     def run_family(self, w: int) -> None:
         rng = self.rng
         name = f"{rng.choice(['digest', 'sweep', 'sync', 'crawl', 'backup', 'report'])}-bot-{w}"
-        shape = rng.choice(
-            ["daily", "hourly", "every-6h", "every-4h", "weekly", "weekdays", "missed", "window"]
-        )
+        shape = _SHAPES[w % len(_SHAPES)]  # every shape at every size
         runs = rng.randint(8, 60) if shape != "weekly" else rng.randint(5, 20)
         start = EPOCH_2024 + rng.randint(0, 200) * DAY + rng.choice([2, 6, 7, 9, 18]) * HOUR
         jitter = rng.uniform(5, 300)  # a cron job starts within seconds to minutes
@@ -83,7 +83,7 @@ class GeneratedGraph(HardNegatives):
                 "every-4h": 4 * HOUR,
                 "weekly": 7 * DAY,
             }.get(shape, DAY)
-        title_shape = rng.choice(["date", "datetime", "runno", "hex", "alnum", "uuid", "month"])
+        title_shape = _TITLES[(w + w // len(_SHAPES)) % len(_TITLES)]
         label = rng.choice(["Daily digest", "Inbox sweep", "Feed crawl", "Metrics snapshot"])
         quiet = rng.random() < 0.25
         quiet_body = (

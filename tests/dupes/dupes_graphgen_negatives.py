@@ -15,13 +15,13 @@ class HardNegatives(GraphText):
         boiler = (
             "This workflow covers intake, scoping and weekly reporting for the client. The account "
             "lead owns the relationship and the analyst prepares the weekly summary. "
-            + self.body(20, 40)
+            + self.body(30, 50)
         )
         agent = {"agent": "ops-agent"} if self.rng.random() < 0.5 else {}
         ids = []
         for _ in range(self.rng.randint(3, 6)):
             client = self.tw(1)[0].capitalize()
-            own = self.rng.randint(80, 260)
+            own = self.rng.randint(60, 220)  # bodies 0.1-0.3 similar, as in real families
             body = self.blend(boiler, own)
             ids.append(
                 self.add(
@@ -36,13 +36,13 @@ class HardNegatives(GraphText):
     def migrations(self) -> None:
         steps = (
             "Steps: install restic, register the host with the backup server, schedule the job "
-            "and test a restore. " + self.body(20, 40)
+            "and test a restore. " + self.body(30, 50)
         )
         hosts = self.rng.sample(["alpha", "bravo", "carbon", "delta", "echo", "falcon"], 2)
         ids = [
             self.add(
                 f"Migration of workstation mbp-{host} to the new backup server",
-                self.blend(steps, self.rng.randint(90, 200)),
+                self.blend(steps, self.rng.randint(60, 180)),  # 0.1-0.3 similar
                 self.when(),
             )
             for host in hosts
@@ -62,6 +62,8 @@ class HardNegatives(GraphText):
             body = " ".join(words) + f" Reported by {self.tw(1)[0]} on floor {rng.randint(1, 9)}."
             node_id = self.add(f"SR-{year}-{base + n:04d} {problem}", body, self.when())
             self.negative("numbered service requests", [node_id])
+            if n:
+                self.note_similarity("numbered service requests", self.rows[-2]["notes"], body)
 
     def digit_only(self) -> None:
         rng = self.rng
@@ -91,7 +93,7 @@ class HardNegatives(GraphText):
         )
         agenda = (
             "Agenda: status of open items, blockers, decisions, next steps. Attendees listed "
-            "below; action items at the end. "
+            "below; action items at the end. " + self.body(20, 40)  # the series' own template
         )
         who = rng.choice(["ui", "user", "notetaker", None])
         ids = []
@@ -165,7 +167,8 @@ class HardNegatives(GraphText):
         self.used_subjects.add(subject)
         a = self.add(f"Scratch {subject}", "TODO", self.when())
         b = self.add(f"Scratch {subject} 2", "TODO", self.when())
-        c = self.add(self.title(), "", self.when())
+        a1, b1, c1 = self.tw(3)  # a title shape no other node has: this stub stands alone
+        c = self.add(f"Ideas about {a1} {b1} {c1}", "", self.when())
         self.negative("stubs under different titles", [a, b])
         self.negative("lone stub", [c])
 

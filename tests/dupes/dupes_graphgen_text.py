@@ -139,6 +139,10 @@ class GraphText:
     def negative(self, kind: str, ids: list[int]) -> None:
         self.negatives.append(ids)
         self.negative_kinds.append(kind)
+        if len(ids) >= 2:  # how hard the negative is: its first two bodies' similarity
+            bodies = {r["id"]: r["notes"] for r in self.rows[-len(ids) - 2 :]}
+            if ids[0] in bodies and ids[1] in bodies:
+                self.note_similarity(kind, bodies[ids[0]], bodies[ids[1]])
 
     def note_similarity(self, kind: str, a: str, b: str) -> None:
         self.pair_similarity.setdefault(kind, []).append(shingle_jaccard(a, b))

@@ -21,7 +21,8 @@ _EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 _MIX = [np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
                                0x27D4EB2F165667C5, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)]
 _STEP = np.uint64(0x5BD1E995)
-_CHUNK = 4096
+_CHUNK = 4096  # bodies shingled together, and counted for the stop shingles
+_CHUNK_BYTES = 1 << 20  # ...or this much text: transient arrays are ~25 bytes a byte
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +60,21 @@ class BodySketcher:
         self.stop_share = stop_share
         self._index: list[int] = []
         self._texts: list[bytes] = []
+        self._bytes = 0
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending_docs = 0
+        self._finishing = False
         self._stop: np.ndarray | None = None
         self._done_index: list[np.ndarray] = []
         self._done_bands: list[np.ndarray] = []
         self._done_sigs: list[np.ndarray] = []
 
     def add(self, index: int, text: str) -> None:
+        data = text.casefold().translate(PUNCT_TO_SPACE).encode("utf-8", "replace")
         self._index.append(index)
-        self._texts.append(text.casefold().translate(PUNCT_TO_SPACE).encode("utf-8", "replace"))
-        if len(self._index) >= _CHUNK:
+        self._texts.append(data)
+        self._bytes += len(data) + 1
+        if len(self._index) >= _CHUNK or self._bytes >= _CHUNK_BYTES:
             self._flush()
 
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
@@ -78,43 +85,56 @@ class BodySketcher:
             return np.zeros(0, np.uint64), np.zeros(0, np.int64)
         starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
         letter = buf > 32
-        before = np.concatenate(([False], letter[:-1]))
-        after = np.concatenate((letter[1:], [False]))
-        first = np.flatnonzero(letter & ~before)
-        last = np.flatnonzero(letter & ~after) + 1
-        position = np.arange(len(buf), dtype=np.int64)
-        word_start = np.zeros(len(buf), dtype=np.int64)
-        word_start[first] = first
-        np.maximum.accumulate(word_start, out=word_start)
-        values = _TABLE[(position - word_start) & 31, buf]
+        edge = np.diff(letter.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        first = np.flatnonzero(edge == 1)
+        last = np.flatnonzero(edge == -1)
+        del edge
+        offset = np.zeros(len(buf), dtype=np.int32)
+        offset[first] = first
+        np.maximum.accumulate(offset, out=offset)
+        np.subtract(np.arange(len(buf), dtype=np.int32), offset, out=offset)
+        offset &= 31
+        values = _TABLE[offset, buf]
+        del offset
         values[~letter] = 0
         with np.errstate(over="ignore"):
-            prefix = np.concatenate((np.zeros(1, np.uint64), np.cumsum(values, dtype=np.uint64)))
-            words = prefix[last] - prefix[first] + (last - first).astype(np.uint64)
+            prefix = np.cumsum(values, dtype=np.uint64)
+            del values
+            words = prefix[last - 1] - prefix[first] + _TABLE[0, buf[first]]
+            words += (last - first).astype(np.uint64)
         body = np.searchsorted(starts, first, side="right") - 1
         return _mix64(words), body
 
     def _flush(self) -> None:
-        if not self._index:
-            return
-        n, k, s = len(self._index), self.size, self.shingle_size
-        words, body = self._words()
-        self._texts = []
-        last = len(words) - s + 1
-        if last <= 0:
-            self._index = []
-            return
-        h = words[:last] * _MIX[0]
-        with np.errstate(over="ignore"):
-            for j in range(1, s):
-                h = h * _MIX[1] + words[j : last + j] * _MIX[j % 4]
-        h = _mix64(h)
-        doc = body[:last]
-        keep = body[s - 1 :] == doc  # the shingle's words all belong to one body
-        h, doc = h[keep], doc[keep]
+        """Shingle the collected bodies; sign them once the stop shingles are known."""
+        if self._index:
+            n, s = len(self._index), self.shingle_size
+            words, body = self._words()
+            last = max(0, len(words) - s + 1)
+            h = words[:last] * _MIX[0]
+            with np.errstate(over="ignore"):
+                for j in range(1, s):
+                    h = h * _MIX[1] + words[j : last + j] * _MIX[j % 4]
+            doc = body[:last]
+            keep = body[s - 1 :] == doc  # the shingle's words all belong to one body
+            self._pending.append((np.asarray(self._index, dtype=np.int64), _mix64(h[keep]),
+                                  doc[keep]))
+            self._pending_docs += n
+            self._index, self._texts, self._bytes = [], [], 0
         if self._stop is None:
-            values, counts = np.unique(h, return_counts=True)
-            self._stop = values[counts > max(8, self.stop_share * n)]
+            if self._pending_docs < _CHUNK and not self._finishing:
+                return  # the stop shingles are counted over the first _CHUNK bodies
+            hashes = np.concatenate([h for _i, h, _d in self._pending] or [np.zeros(0, np.uint64)])
+            values, counts = np.unique(hashes, return_counts=True)
+            self._stop = values[counts > max(8, self.stop_share * self._pending_docs)]
+            del hashes, values, counts
+        for index, h, doc in self._pending:
+            self._sign(index, h, doc)
+        self._pending, self._pending_docs = [], 0
+
+    def _sign(self, index: np.ndarray, h: np.ndarray, doc: np.ndarray) -> None:
+        assert self._stop is not None
+        n, k = len(index), self.size
         if len(self._stop):
             common = np.isin(h, self._stop)
             h, doc = h[~common], doc[~common]
@@ -125,13 +145,13 @@ class BodySketcher:
         sketched = sig.min(axis=1) != _EMPTY
         sig = sig[sketched]
         _densify(sig)
-        self._done_index.append(np.asarray(self._index, dtype=np.int64)[sketched])
+        self._done_index.append(index[sketched])
         self._done_bands.append(_bands(sig, self.rows))
         self._done_sigs.append(sig.astype(np.uint32))  # low bits: enough to compare slots
-        self._index = []
 
     def finish(self) -> Sketches:
         """The sketch of every body long enough to have one."""
+        self._finishing = True
         self._flush()
         bands = self.size // self.rows
         if not self._done_index:
