@@ -82,10 +82,11 @@ def schedule_of(times: list[float], config: DupesConfig) -> Schedule | None:
         return None
     gaps = [b - a for a, b in pairwise(times)]
     floor = config.min_period_hours * 3600
-    periods = {p * 3600 for p in config.schedule_periods_hours if p * 3600 >= floor}
+    periods = sorted({p * 3600 for p in config.schedule_periods_hours if p * 3600 >= floor})
+    periods.reverse()  # the longest configured period that fits names the schedule...
     if len(times) >= 6 and statistics.median(gaps) >= floor:
-        periods.add(statistics.median(gaps))
-    for period in sorted(periods, reverse=True):  # the longest period that fits names it
+        periods.append(statistics.median(gaps))  # ...else the typical gap, given enough runs
+    for period in periods:
         multiples = _on_period(gaps, period, config)
         if multiples is None:
             continue
