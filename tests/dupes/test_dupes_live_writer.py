@@ -95,3 +95,34 @@ def test_an_app_writing_during_the_scan_never_breaks_it(
     finally:
         writer.kill()
         writer.wait()
+
+
+@pytest.mark.parametrize("wal", [False, True], ids=["rollback-journal", "wal"])
+def test_the_app_can_write_while_the_scan_runs(
+    make_db: Callable[..., Path],
+    nodes: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    wal: bool,
+) -> None:
+    import sqlite3
+
+    import tamis.dupes.detect as detect
+
+    db = make_db(nodes, wal=wal)
+    find_stubs = detect.find_stubs
+    wrote: list[int] = []
+
+    def app_writes_mid_scan(*args: Any, **kwargs: Any) -> Any:
+        app = sqlite3.connect(db, timeout=0)  # the app does not wait: a held lock would fail it
+        app.execute("UPDATE nodes SET notes = notes || ' (edited)' WHERE id = 80")
+        app.commit()
+        app.close()
+        wrote.append(80)
+        return find_stubs(*args, **kwargs)
+
+    monkeypatch.setattr(detect, "find_stubs", app_writes_mid_scan)
+
+    report = find_duplicates(db)
+
+    assert wrote == [80]
+    assert ("SAFE-MERGE", [40, 41]) in [(i.verdict, i.ids) for i in report.items]

@@ -4,9 +4,11 @@ The file is opened `file:...?mode=ro` and never written: it stays byte-identical
 `-wal`/`-shm`/`-journal` file appears next to it. The app may write while the scan runs, so every
 read comes from one snapshot:
 
-- rollback-journal mode, or WAL mode with the writer's `-wal` and `-shm` present: one read
-  transaction on the read-only connection holds the snapshot for the whole scan (in WAL mode the
-  app keeps writing meanwhile);
+- WAL mode with the writer's `-wal` and `-shm` present: one read transaction on the read-only
+  connection holds the snapshot for the whole scan, while the app keeps writing;
+- rollback-journal mode: a read lock would hold the app's writes for the whole scan, so the
+  database is copied to a private temporary directory through SQLite's backup API (one step,
+  one read lock) and the copy is read;
 - WAL mode with no `-wal` file (no connection open): SQLite would create `-wal`/`-shm` to read it,
   so the file is copied to a private temporary directory and the copy is read; the copy is kept
   only when the file did not change while it was made (else it is made again);
@@ -79,6 +81,8 @@ class SqliteGraph:
         target = p.resolve()
         if wal_mode and not (wal.exists() and shm.exists()):
             target = self._private_copy(p, [wal] if wal.exists() else [])
+        elif not wal_mode:
+            target = self._backup_copy(p)
         try:
             conn = sqlite3.connect(f"{target.as_uri()}?mode=ro", uri=True, isolation_level=None)
             conn.text_factory = lambda b: b.decode("utf-8", "replace")
@@ -89,6 +93,26 @@ class SqliteGraph:
             self._cleanup_tmp()
             raise DupesError(f"{p}: not a readable SQLite database ({exc})") from None
         return conn
+
+    def _backup_copy(self, p: Path) -> Path:
+        """Rollback-journal mode: copy through SQLite's backup API in one step, under one read
+        lock, so the app's writes wait only for the copy, not for the whole scan."""
+        self._tmpdir = tempfile.TemporaryDirectory(prefix="tamis-dupes-")
+        copy = Path(self._tmpdir.name) / p.name
+        try:
+            source = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                target = sqlite3.connect(copy)
+                try:
+                    source.backup(target)
+                finally:
+                    target.close()
+            finally:
+                source.close()
+        except sqlite3.Error as exc:
+            self._cleanup_tmp()
+            raise DupesError(f"{p}: not a readable SQLite database ({exc})") from None
+        return copy
 
     def _private_copy(self, p: Path, extra: list[Path]) -> Path:
         """Copy the database (and its leftover -wal) to a private directory, unchanged meanwhile."""
