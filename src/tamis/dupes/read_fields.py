@@ -65,6 +65,16 @@ def parse_time(value: object) -> float | None:
     return None
 
 
+def printable(text: str) -> str:
+    """`text` with lone surrogates (valid in JSON escapes, not in UTF-8) replaced, so a title,
+    an id or a writer can always be printed and saved."""
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _printable_or_none(text: str | None) -> str | None:
+    return None if text is None else printable(text)
+
+
 def as_text(value: object) -> str:
     if value is None:
         return ""
@@ -171,9 +181,9 @@ class RecordMaker:
         self.count += 1
         return NodeRecord(
             id=node_id,
-            title=(title if isinstance(title, str) else as_text(title)).strip(),
+            title=printable(title if isinstance(title, str) else as_text(title)).strip(),
             created=parse_time(created),
-            writer=self.writer(meta, dims),
+            writer=_printable_or_none(self.writer(meta, dims)),
             body_hash=body_hash(text) if long_enough else None,
             body_chars=len(text),
         )

@@ -13,7 +13,13 @@ from typing import Any
 from tamis.dupes.config import DupesConfig
 from tamis.dupes.errors import DupesError
 from tamis.dupes.models import NodeId, NodeRecord, SourceInfo
-from tamis.dupes.read_fields import RecordMaker, as_text, inline_dimensions, metadata
+from tamis.dupes.read_fields import (
+    RecordMaker,
+    as_text,
+    inline_dimensions,
+    metadata,
+    printable,
+)
 from tamis.dupes.sketch import Sketches
 
 
@@ -25,6 +31,8 @@ def _record_fields(
     node_id = obj["id"]
     if isinstance(node_id, bool) or not isinstance(node_id, int | str):
         raise DupesError(f"{where()}: 'id' must be an integer or a string")
+    if isinstance(node_id, str):
+        node_id = printable(node_id)
     title = obj.get("title")
     if not isinstance(title, str):
         raise DupesError(f"{where()}: missing or non-text 'title'")
