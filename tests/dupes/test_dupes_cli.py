@@ -243,3 +243,23 @@ def test_the_module_runs_as_a_program(example_db: Path) -> None:
 
     assert process.returncode == 0, process.stderr
     assert process.stdout.startswith(HEADING)
+
+
+def test_lone_surrogates_in_a_jsonl_file_never_break_the_output(tmp_path: Path) -> None:
+    body = "some body text that is long enough to be compared by its word shingles here"
+    lines = [
+        '{"id": "n\\ud800", "title": "Bad \\ud800 title", "notes": "' + body + '"}',
+        '{"id": 2, "title": "Bad \\ud800 title", "notes": "", "metadata": {"agent": "b\\udfff"}}',
+    ]
+    path = tmp_path / "nodes.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    for extra in ([], ["--json"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "tamis.interfaces.cli_dupes", "--jsonl", str(path), *extra],
+            capture_output=True, text=True, encoding="utf-8",
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+    report = json.loads(done.stdout)
+    assert [item["evidence"]["reason"] for item in report["items"]] == ["stub"]

@@ -27,19 +27,29 @@ class DupesConfig(BaseModel):
         description="Candidate body columns (SQLite) or keys (JSONL), first present wins.",
     )
     min_body_chars: int = Field(
-        40, ge=1, description="Bodies shorter than this (whitespace-normalised) are never compared."
+        40, ge=1, description="Shorter bodies (whitespace-normalised) are stubs: never compared."
     )
     shingle_size: int = Field(3, ge=1, le=8, description="Words per shingle for body similarity.")
     body_threshold: float = Field(
-        0.5, gt=0.0, le=1.0, description="HUMAN-DECISION: minimum body shingle Jaccard."
+        0.4, gt=0.0, le=1.0,
+        description="HUMAN-DECISION: minimum body shingle Jaccard when the titles agree.",
+    )
+    body_threshold_any_title: float = Field(
+        0.6, gt=0.0, le=1.0,
+        description="HUMAN-DECISION: minimum body shingle Jaccard whatever the titles say.",
     )
     title_threshold: float = Field(
-        0.8, gt=0.0, le=1.0, description="HUMAN-DECISION: minimum title trigram Dice."
+        0.3, ge=0.0, le=1.0,
+        description="Titles agree at this trigram Dice, once version markers are dropped.",
+    )
+    generic_titles: list[str] = Field(
+        default_factory=lambda: ["untitled", "new note", "untitled note", "no title", "scratch"],
+        description="Titles that name no subject: a stub under one is not reported.",
     )
 
     # Writers and run families.
     writer_keys: list[str] = Field(
-        default_factory=lambda: ["agent", "created_by", "writer", "source"],
+        default_factory=lambda: ["agent", "created_by", "writer"],
         description="Dotted key paths into the node metadata JSON naming the writer.",
     )
     writer_dimension_prefixes: list[str] = Field(
@@ -47,19 +57,40 @@ class DupesConfig(BaseModel):
         description="A dimension named '<prefix><writer>' names the writer.",
     )
     human_writers: list[str] = Field(
-        default_factory=lambda: ["user", "human", "manual"],
-        description="Writers that are people, never reported as a WRITER-DEFECT.",
+        default_factory=lambda: [
+            "user", "human", "manual", "me", "ui", "app", "web", "desktop", "mobile", "editor",
+        ],
+        description="Writers that are people or the UI, never reported as a WRITER-DEFECT.",
     )
     family_min_nodes: int = Field(3, ge=2, description="Nodes needed to call a run family.")
-    cadence_tolerance: float = Field(
-        0.25, gt=0.0, lt=0.5, description="A gap is on cadence within this fraction of it."
+    min_period_hours: float = Field(
+        1.0, gt=0.0, description="A schedule's period is at least this: faster is a burst."
     )
-    cadence_regularity: float = Field(
-        0.6, gt=0.0, le=1.0, description="Fraction of gaps that must be on cadence."
+    schedule_periods_hours: list[float] = Field(
+        default_factory=lambda: [1, 2, 3, 4, 6, 8, 12, 24, 48, 168],
+        description="Periods a schedule may have (the median gap is tried too, 6+ runs).",
     )
-    min_cadence_minutes: float = Field(
-        5.0, ge=0.0, description="Bursts faster than this are imports, not scheduled runs."
+    schedule_tolerance: float = Field(
+        0.2, gt=0.0, lt=0.5, description="A gap is on schedule within this fraction of a period."
     )
+    schedule_max_jitter_minutes: float = Field(
+        20.0, gt=0.0, description="...and within this many minutes, whatever the period."
+    )
+    schedule_max_multiple: int = Field(
+        7, ge=1, description="Gaps of up to this many periods count (weekends, missed runs)."
+    )
+    schedule_regularity: float = Field(
+        0.9, gt=0.0, le=1.0, description="Share of gaps that must be on schedule."
+    )
+    schedule_min_consecutive: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="Share of gaps that must be exactly one period (the rest: missed runs).",
+    )
+    window_minutes: float = Field(
+        60.0, ge=0.0, description="Runs on distinct days starting within this window of one "
+        "time of day are a schedule too (0: off).",
+    )
+    window_min_nodes: int = Field(5, ge=3, description="Runs needed for the time-of-day test.")
 
     # Archived nodes.
     include_archived: bool = False
@@ -70,18 +101,26 @@ class DupesConfig(BaseModel):
     )
 
     # Scaling.
-    max_block_pairs: int = Field(
-        2000,
-        ge=1,
-        description="A title block with more pairs than this is split by MinHash/LSH on bodies.",
-    )
-    minhash_size: int = Field(32, ge=4, le=256, description="MinHash signature length.")
+    minhash_size: int = Field(64, ge=4, le=256, description="MinHash signature length.")
     lsh_rows: int = Field(2, ge=1, description="Rows per LSH band (bands = size / rows).")
+    lsh_min_estimate: float = Field(
+        0.2, ge=0.0, le=1.0,
+        description="LSH pairs whose MinHash estimate is below this are dropped unread.",
+    )
+    stop_shingle_share: float = Field(
+        0.002, gt=0.0, le=1.0,
+        description="Shingles in more than this share of bodies are left out of the sketches.",
+    )
+    max_bucket: int = Field(
+        200, ge=2, description="An LSH bucket larger than this is chained, not paired out."
+    )
 
     @model_validator(mode="after")
     def _bands_fit(self) -> DupesConfig:
         if self.minhash_size % self.lsh_rows:
             raise ValueError("minhash_size must be a multiple of lsh_rows")
+        if any(p <= 0 for p in self.schedule_periods_hours):
+            raise ValueError("schedule_periods_hours must all be positive")
         return self
 
 

@@ -98,6 +98,8 @@ class Item:
     pairs: list[PairEvidence] = field(default_factory=list)
     status: Status = "new"
     added_ids: list[NodeId] = field(default_factory=list)
+    reason: str = ""  # schedule, identical bodies, similar bodies, stub
+    why: str = ""  # one line a person can check in seconds
 
     def sort_key(self) -> tuple[int, tuple[int, int | str], str]:
         return (VERDICT_ORDER[self.verdict], id_sort_key(self.ids[0]), self.key)
@@ -111,6 +113,8 @@ class Item:
             "titles": self.titles,
             "action": self.action,
             "evidence": {
+                "reason": self.reason,
+                "why": self.why,
                 "title_similarity": self.title_similarity,
                 "body_similarity": self.body_similarity,
                 "template": self.template,

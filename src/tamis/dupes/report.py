@@ -33,22 +33,18 @@ def _title(text: str) -> str:
 def _line(item: Item) -> str:
     head = f"  {item.verdict:<14} {item.status:<7} {_ids(item.ids)}"
     if item.run_family:
-        writer = ", ".join(item.agents)
-        what = (
-            f"writer {writer}: {len(item.ids)} nodes, {item.cadence} over {item.span_days} days, "
-            f'template "{item.template}"'
-        )
+        what = item.why or f"writer {', '.join(item.agents)}: {len(item.ids)} nodes"
         if item.status == "UNFIXED":
             what += f", +{len(item.added_ids)} since the last report"
         advice = "never merge (audit records); fix the writer"
     elif item.verdict == "SAFE-MERGE":
-        what = f'"{_title(item.titles[0])}" bodies identical, titles {item.title_similarity:.2f}'
+        what = f'"{_title(item.titles[0])}" {item.why}'
         advice = "merge only on an explicit human decision"
+    elif item.reason == "stub":
+        what = item.why
+        advice = "delete or fill the stub by hand; never merge"
     else:
-        what = (
-            f'"{_title(item.titles[0])}" titles {item.title_similarity:.2f}, '
-            f"bodies {item.body_similarity:.2f}"
-        )
+        what = f'"{_title(item.titles[0])}" {item.why}'
         advice = (
             "already connected"
             if item.pairs and all(p.connected for p in item.pairs)
