@@ -156,7 +156,7 @@ def test_pdf_in_search_extraction_and_cli(server: PageServer, config: Extraction
                                           tmp_path) -> None:
     url = server.add("/pdf/result.pdf", make_pdf(["Datasheet: the part runs at 5 volts."]),
                      headers=PDF)
-    results, summary = run(lambda client: extract_results(
+    results, _summary = run(lambda client: extract_results(
         [result(url, 1)], "volts", config, client=client))
     assert results[0].extraction == "ok" and "5 volts" in results[0].excerpt
     path = tmp_path / "config.yaml"

@@ -14,7 +14,9 @@ An element goes, with everything inside it (its tail text stays), when
   (``off-screen``), or a text colour equal to the background colour it declares or
   inherits from a declared ancestor (``same-colour``).
 
-A class that a ``@media`` rule shows again (Tailwind's ``hidden md:block``) keeps the
+An element hidden by ``display``, ``opacity`` or ``visibility`` that holds more than half
+of the page's text stays: pages fade their main content in with a script, and a browser
+shows it. A class that a ``@media`` rule shows again (Tailwind's ``hidden md:block``) keeps the
 element: it is visible on a desktop screen.
 """
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 DROP_TAGS = ("template", "noscript", "script", "style")
+REVEALED = frozenset({"display", "opacity", "visibility"})
 NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": "0000ff",
                  "green": "008000", "yellow": "ffff00", "gray": "808080", "grey": "808080",
                  "silver": "c0c0c0", "transparent": "transparent"}
@@ -231,9 +234,13 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             if declared == text_colour:
                 doomed.append((el, "same-colour"))
     removed: set[HtmlElement] = set()
+    body = doc.find("body")
+    whole = len((body if body is not None else doc).text_content()) if doomed else 0
     for el, reason in doomed:
         if reason in keep:
             continue
+        if reason in REVEALED and len(el.text_content()) * 2 > whole:
+            continue  # most of the page hidden: a script fades it in, as a browser shows
         if any(a in removed for a in el.iterancestors()):
             continue
         if el.getparent() is None:
