@@ -110,9 +110,26 @@ class StyleRules:
 
     by_key: dict[str, dict[str, str]] = field(default_factory=dict)
     shown_in_media: set[str] = field(default_factory=set)
+    tags: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)  # class names and ids the rules mention
 
     def add(self, selector: str, decl: dict[str, str]) -> None:
         self.by_key.setdefault(selector, {}).update(decl)
+        match = _SIMPLE_SELECTOR.match(selector)
+        if match and match.group(2):
+            self.names.add(match.group(2)[1:])
+        elif match and match.group(1):
+            self.tags.add(selector)
+
+    def may_match(self, el: HtmlElement) -> bool:
+        if el.tag in self.tags:
+            return True
+        if not self.names:
+            return False
+        ident = el.get("id")
+        if ident and ident in self.names:
+            return True
+        return any(name in self.names for name in (el.get("class") or "").split())
 
     def for_element(self, el: HtmlElement) -> dict[str, str]:
         if not self.by_key:
@@ -210,8 +227,10 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
         if attrib.get("aria-hidden", "").strip().lower() == "true":
             doomed.append((el, "aria-hidden"))
             continue
-        decl = rules.for_element(el)
         inline = attrib.get("style")
+        if not inline and not rules.may_match(el):
+            continue
+        decl = rules.for_element(el)
         if inline:
             decl = {**decl, **_declarations(inline)}
         if not decl:
