@@ -35,7 +35,6 @@ NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": 
                  "silver": "c0c0c0", "transparent": "transparent"}
 
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_RULE = re.compile(r"([^{}@]+)\{([^{}]*)\}")
 _SIMPLE_SELECTOR = re.compile(r"^([a-zA-Z][a-zA-Z0-9]*)?([.#][\w-]+)?$")
 _DECL = re.compile(r"([a-zA-Z-]+)\s*:\s*([^;]+)")
 _PX = re.compile(r"^(-?\d+(?:\.\d+)?)(px|em|rem|%|pt|vw|vh)?$")
@@ -178,29 +177,39 @@ def _strip_at_blocks(css: str) -> tuple[str, str]:
     return "".join(top), "\n".join(inner)
 
 
+def _rules(css: str) -> list[tuple[str, str]]:
+    """(selectors, declarations) of each ``selectors { declarations }`` rule; linear time."""
+    found = []
+    for chunk in css.split("}"):
+        selectors, brace, body = chunk.partition("{")
+        if brace and "{" not in body:
+            found.append((selectors.rsplit(";", 1)[-1], body))
+    return found
+
+
 def page_rules(doc: HtmlElement) -> StyleRules:
     rules = StyleRules()
     for style in doc.iter("style"):
         css = _COMMENT.sub("", style.text or "")
         if not css.strip():
             continue
-        top, media = _strip_at_blocks(css)
-        for match in _RULE.finditer(top):
-            decl = _declarations(match.group(2))
+        top, media = _strip_at_blocks(css) if "@" in css else (css, "")
+        for selectors, body in _rules(top):
+            decl = _declarations(body)
             wanted = {k: v for k, v in decl.items() if k in (
                 "display", "visibility", "opacity", "font-size", "clip", "clip-path", "width",
                 "height", "overflow", "position", "left", "top", "right", "text-indent",
                 "color", "background", "background-color")}
             if not wanted:
                 continue
-            for selector in match.group(1).split(","):
+            for selector in selectors.split(","):
                 selector = selector.strip()
                 if _SIMPLE_SELECTOR.match(selector) and selector:
                     rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
-        for match in _RULE.finditer(media):
-            display = _declarations(match.group(2)).get("display", "")
+        for selectors, body in _rules(media):
+            display = _declarations(body).get("display", "")
             if display and not display.startswith("none"):
-                for selector in match.group(1).split(","):
+                for selector in selectors.split(","):
                     rules.shown_in_media.add(selector.strip().replace("\\:", ":"))
     return rules
 
