@@ -13,7 +13,9 @@ CPU: ``time.process_time`` around the extraction of one generated 200 kB page (d
 main text to markdown), for an article (trafilatura path) and a forum thread (tamis's own
 per-post path). Then, on the WCXB dev pages in ../shared when present: median CPU per page
 of ``tamis.extract.extract_text`` beside plain ``trafilatura.extract`` on the same pages,
-interleaved. Prints figures; asserts nothing (shared, noisy machines).
+interleaved, and how many sentences the planted-instruction detector flags on them (each
+one is a false positive: these are ordinary pages). Prints figures; asserts nothing
+(shared, noisy machines).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from tamis.extract import extract_results
+from tamis.extract import extract_results, injections
 from tamis.extract.budget import scored_blocks
 from tamis.extract.decode import decode
 from tamis.extract.dedupe import shingles
@@ -203,10 +205,12 @@ def cpu_against_trafilatura(limit: int) -> None:
         return
     extract_text(pages[0][0], pages[0][1])
     ours, theirs = [], []
+    flagged: list[str] = []
     for html, url in pages:  # interleaved, so that machine load hits both alike
         start = time.process_time()
-        extract_text(html, url)
+        text = extract_text(html, url)
         ours.append(time.process_time() - start)
+        flagged += [f"{url}: {flag.text[:100]}" for flag in injections.find(text)]
         start = time.process_time()
         module.extract(html, url=url, output_format="markdown")
         theirs.append(time.process_time() - start)
@@ -214,6 +218,10 @@ def cpu_against_trafilatura(limit: int) -> None:
           f" {statistics.median(ours) * 1000:6.1f} ms | plain trafilatura.extract"
           f" {statistics.median(theirs) * 1000:6.1f} ms  (total {sum(ours):.1f} s vs"
           f" {sum(theirs):.1f} s)")
+    print(f"instruction flags on the dev pages' ordinary text (false positives):"
+          f" {len(flagged)} in {len(pages)} pages")
+    for line in flagged:
+        print(f"  {line}")
 
 
 def main() -> None:
