@@ -207,3 +207,21 @@ def test_question_and_answers_all_kept() -> None:
     text = extract_text(html, "https://qa.example.com/questions/1/backup")
     assert text.index("How do I back up") < text.index("rsync") < text.index("off site")
     assert "**asker** (#1):" in text and "**other** (#3):" in text
+
+
+@pytest.mark.anyio
+async def test_mcp_read_url_text_carries_the_warning(server: PageServer) -> None:
+    from mcp import Client
+
+    from tamis.core import Tamis
+    from tamis.interfaces.mcp_server import build_server
+    from tamis.policy.loader import load_config
+    url = server.add("/trust/planted-mcp", planted_page())
+    config = load_config(None, overrides={"store": {"url": "memory:"}, "extraction": {
+        "allow_private_hosts": ["127.0.0.1"]}}).config
+    async with Client(build_server(layer=Tamis(config))) as client:
+        answer = await client.call_tool("read_url", {"url": url})
+    assert not answer.is_error
+    assert "WARNING: this page text holds 1 sentence(s) addressed to an AI" in (
+        answer.content[0].text)
+    assert answer.structured_content["warnings"][0]["kind"] == "instructions_to_ai"
