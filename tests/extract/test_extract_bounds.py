@@ -70,3 +70,17 @@ def test_slow_pages_do_not_starve_a_small_one(server: PageServer,
     assert answers[0].status == "ok" and answers[0].title == "Small one", answers[0]
     for answer in answers[1:]:
         assert answer.status in ("ok", "empty", "failed:Timeout"), answer
+
+
+def test_pathological_css_is_read_in_linear_time() -> None:
+    # a long run with no ';' in a style attribute and no '{' before an '@' in <style>: the
+    # rule and declaration regexes once backtracked quadratically here (minutes of CPU)
+    page = ("<html><head><style>" + "b" * 200_000 + "@x{}</style></head><body><article>"
+            "<h1>Visible words</h1><p style='" + "a" * 200_000 + "'>Visible words stay in"
+            " the text of this page.</p></article></body></html>").encode()
+
+    async def main():
+        return await run_worker("html", page, seconds=20)
+
+    answer = asyncio.run(main())
+    assert "Visible words stay" in answer.text

@@ -36,13 +36,19 @@ NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": 
 
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _SIMPLE_SELECTOR = re.compile(r"^([a-zA-Z][a-zA-Z0-9]*)?([.#][\w-]+)?$")
-_DECL = re.compile(r"([a-zA-Z-]+)\s*:\s*([^;]+)")
+_DECL_NAME = re.compile(r"[a-z-]+")
 _PX = re.compile(r"^(-?\d+(?:\.\d+)?)(px|em|rem|%|pt|vw|vh)?$")
 
 
 def _declarations(text: str) -> dict[str, str]:
-    return {m.group(1).strip().lower(): m.group(2).strip().lower().replace("!important", "")
-            .strip() for m in _DECL.finditer(text)}
+    """``a: b; c: d`` -> {a: b, c: d}, lower-cased, without ``!important``; linear time."""
+    found = {}
+    for part in text.split(";"):
+        name, colon, value = part.partition(":")
+        name = name.strip().lower()
+        if colon and name and len(name) <= 40 and _DECL_NAME.fullmatch(name):
+            found[name] = value.strip().lower().replace("!important", "").strip()
+    return found
 
 
 def _length(value: str) -> float | None:
