@@ -11,26 +11,33 @@ pool is not assumed (the first request of each page opens a connection).
 
 CPU: ``time.process_time`` around the extraction of one generated 200 kB page (decode +
 main text to markdown), for an article (trafilatura path) and a forum thread (tamis's own
-per-post path). Prints figures; asserts nothing (shared, noisy machines).
+per-post path). Then, on the WCXB dev pages in ../shared when present: median CPU per page
+of ``tamis.extract.extract_text`` beside plain ``trafilatura.extract`` on the same pages,
+interleaved, and how many sentences the planted-instruction detector flags on them (each
+one is a false positive: these are ordinary pages). Prints figures; asserts nothing
+(shared, noisy machines).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
 import statistics
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpx
 
-from tamis.extract import extract_results
+from tamis.extract import extract_results, injections
 from tamis.extract.budget import scored_blocks
 from tamis.extract.decode import decode
 from tamis.extract.dedupe import shingles
-from tamis.extract.html import extract_html, trafilatura_module
+from tamis.extract.html import extract_html, extract_text, trafilatura_module
 from tamis.models import Result
 from tamis.policy.schema import ExtractionConfig
 
@@ -172,13 +179,61 @@ def cpu(runs: int) -> None:
         print("note: trafilatura could not be imported; the article used the fallback converter")
 
 
+def dev_pages(limit: int) -> list[tuple[str, str]]:
+    """(html, url) of the WCXB dev pages in ../shared (or $HELDOUT), when they are there."""
+    root = Path(os.environ.get("HELDOUT", Path(__file__).resolve().parents[2] / "shared" /
+                               "fixtures" / "extract-dev")) / "extract" / "wcxb"
+    if not (root / "truth.json").exists():
+        return []
+    truth = json.loads((root / "truth.json").read_text())
+    pages = []
+    for key in sorted(truth)[:limit or None]:
+        raw = (root / "html" / truth[key]["html"]).read_bytes()
+        pages.append((raw.decode("utf-8", "replace"), truth[key].get("url") or ""))
+    return pages
+
+
+def cpu_against_trafilatura(limit: int) -> None:
+    """Median CPU per page of tamis's extract_text beside plain trafilatura, same pages."""
+    pages = dev_pages(limit)
+    if not pages:
+        print("no dev pages (../shared/fixtures/extract-dev): CPU beside trafilatura skipped")
+        return
+    module = trafilatura_module()
+    if module is None:
+        print("trafilatura cannot be imported: nothing to compare with")
+        return
+    extract_text(pages[0][0], pages[0][1])
+    ours, theirs = [], []
+    flagged: list[str] = []
+    for html, url in pages:  # interleaved, so that machine load hits both alike
+        start = time.process_time()
+        text = extract_text(html, url)
+        ours.append(time.process_time() - start)
+        flagged += [f"{url}: {flag.text[:100]}" for flag in injections.find(text)]
+        start = time.process_time()
+        module.extract(html, url=url, output_format="markdown")
+        theirs.append(time.process_time() - start)
+    print(f"CPU per dev page ({len(pages)} WCXB pages), median: tamis extract_text"
+          f" {statistics.median(ours) * 1000:6.1f} ms | plain trafilatura.extract"
+          f" {statistics.median(theirs) * 1000:6.1f} ms  (total {sum(ours):.1f} s vs"
+          f" {sum(theirs):.1f} s)")
+    print(f"instruction flags on the dev pages' ordinary text (false positives):"
+          f" {len(flagged)} in {len(pages)} pages")
+    for line in flagged:
+        print(f"  {line}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cpu-runs", type=int, default=10)
+    parser.add_argument("--dev-pages", type=int, default=0,
+                        help="dev pages for the CPU comparison (0: all 341)")
     args = parser.parse_args()
     asyncio.run(wall(args.rounds))
     cpu(args.cpu_runs)
+    cpu_against_trafilatura(args.dev_pages)
 
 
 if __name__ == "__main__":

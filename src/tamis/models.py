@@ -145,6 +145,16 @@ class ScoreParts(BaseModel):
         " rewrite, or a copy sorted below its original")
 
 
+class TextWarning(BaseModel):
+    """A sentence of page text flagged for the agent (``docs/extraction.md``)."""
+
+    kind: str = Field(description="instructions_to_ai: text addressed to an AI, not the reader")
+    offset: int = Field(description="Where the sentence (or, with injections: drop, its"
+                        " [removed: ...] marker) starts in the page's whole text")
+    length: int = 0
+    text: str = Field(default="", description="The flagged sentence (at most 300 chars)")
+
+
 class Result(BaseModel):
     """One returned result. Field order is part of the contract."""
 
@@ -167,6 +177,9 @@ class Result(BaseModel):
     extraction_detail: str | None = Field(
         default=None, description="Why: the failure message, or the URL a duplicate copies"
     )
+    warnings: list[TextWarning] = Field(
+        default_factory=list, description="What the page text holds that an agent should not"
+        " obey (instructions_to_ai), with offsets in the page's whole text")
     published: str | None = None
     explain: ScoreParts | None = None
 

@@ -156,11 +156,16 @@ def test_gzip_and_deflate_pages_are_read(server: PageServer, config: ExtractionC
 
 
 @pytest.mark.parametrize(("body", "content_type", "detail"), [
-    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "application/pdf", "application/pdf"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "image/png", "image/png"),
     (b"PK\x03\x04\x14\x00", "application/zip", "application/zip"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "", "image/png"),
-    (b"%PDF-1.4 pretending", "text/html", "application/pdf served as html"),
+    # served as text/html or text/plain: sniffed and refused, never decoded as text
+    (b"\x89PNG\r\n\x1a\n\x00\x00IHDR", "text/html", "image/png served as text/html"),
+    (b"\x7fELF\x02\x01\x01\x00" + bytes(64), "text/html; charset=utf-8",
+     "application/x-executable served as text/html"),
+    (gzip.compress(b"<html><body>inside</body></html>"), "text/html",
+     "application/gzip served as text/html"),
+    (b"PK\x03\x04\x14\x00", "text/plain", "application/zip served as text/plain"),
 ])
 def test_binary_types_are_unsupported(server: PageServer, config: ExtractionConfig,
                                       body: bytes, content_type: str, detail: str) -> None:

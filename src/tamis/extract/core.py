@@ -15,10 +15,11 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 
 import httpx
 
-from tamis.extract import cache
+from tamis.extract import cache, injections
 from tamis.extract.budget import (
     build_excerpts,
     cut_focused,
@@ -39,8 +40,8 @@ from tamis.extract.models import (
     failed,
 )
 from tamis.extract.providers import PROVIDERS
-from tamis.extract.safety import AllowList
-from tamis.models import ExtractionSummary, Result
+from tamis.extract.safety import AllowList, check_url
+from tamis.models import ExtractionSummary, Result, TextWarning
 from tamis.pipeline.fanout import scrub
 from tamis.policy.schema import ExtractionConfig
 from tamis.store.base import Store
@@ -51,16 +52,46 @@ def _secrets(config: ExtractionConfig, env: Mapping[str, str]) -> list[str]:
     return [env.get(name, "")] if name and config.provider == "firecrawl" else []
 
 
+async def _cached(url: str, config: ExtractionConfig, store: Store | None,
+                  allow: AllowList) -> Page | None:
+    """The cached page, if any, after the same safety decision as a fetch: the URL and
+    where it ended must be allowed under the policy of THIS read (a page read under a
+    private-address allow-list is refused from the cache without that list)."""
+    cached = cache.load(store, url, config.provider)
+    if cached is None:
+        return None
+    try:
+        for where in dict.fromkeys([url, cached.final_url or url]):
+            await check_url(where, allow)
+    except ExtractError as exc:
+        return Page(url=url, final_url=url, status=exc.status, detail=exc.detail)
+    return cached
+
+
+def with_flags(page: Page, config: ExtractionConfig) -> Page:
+    """The page with its sentences addressed to an AI flagged (or cut, ``injections: drop``)."""
+    if not page.usable:
+        return page
+    flags = injections.find(page.text)
+    if not flags:
+        return page
+    text = page.text
+    if config.injections == "drop":
+        text, flags = injections.drop(text, flags)
+    return replace(page, text=text, warnings=[flag.as_dict() for flag in flags])
+
+
 async def get_page(url: str, *, config: ExtractionConfig, client: httpx.AsyncClient,
                    store: Store | None = None, cache_ttl: float = 86400,
                    env: Mapping[str, str] | None = None) -> Page:
-    """One URL's full extracted text (from the cache when it is there). Never raises."""
+    """One URL's full extracted text (from the cache when it is there and still allowed),
+    with its warnings. Never raises."""
     env = os.environ if env is None else env
-    cached = cache.load(store, url, config.provider) if cache_ttl > 0 else None
-    if cached is not None:
-        return cached
-    provider = PROVIDERS[config.provider]
     allow = AllowList.parse(config.allow_private_hosts)
+    cached = await _cached(url, config, store, allow) if cache_ttl > 0 else None
+    if cached is not None:
+        return with_flags(cached, config)
+    provider = PROVIDERS[config.provider]
     try:
         page = await provider(url, config=config, client=client, allow=allow, env=env)
     except ExtractError as exc:
@@ -70,7 +101,7 @@ async def get_page(url: str, *, config: ExtractionConfig, client: httpx.AsyncCli
         detail = scrub(f"unexpected {type(exc).__name__}: {exc}", _secrets(config, env))
         page = Page(url=url, final_url=url, status=failed(type(exc).__name__), detail=detail)
     cache.save(store, page, config.provider, cache_ttl)
-    return page
+    return with_flags(page, config)
 
 
 def _is_failure(status: str) -> bool:
@@ -142,7 +173,8 @@ async def extract_results(
         elif index in excerpts:
             excerpt, status = excerpts[index]
             updates.append({"excerpt": excerpt, "extraction": status,
-                            "extraction_detail": pages[index].detail})
+                            "extraction_detail": pages[index].detail,
+                            "warnings": [TextWarning(**w) for w in pages[index].warnings]})
         elif copies[index] is not None:
             updates.append({"excerpt": "", "extraction": DUPLICATE,
                             "extraction_detail": top[copies[index]].url})
@@ -179,7 +211,8 @@ async def read_url(url: str, *, config: ExtractionConfig, client: httpx.AsyncCli
         page = Page(url=url, final_url=url, status=failed("Timeout"),
                     detail=f"not extracted within the {config.timeout_seconds:g} s deadline")
     base = {"url": url, "final_url": page.final_url or url, "title": page.title,
-            "total_chars": len(page.text), "start": start}
+            "total_chars": len(page.text), "start": start, "page_type": page.page_type,
+            "warnings": [TextWarning(**w) for w in page.warnings]}
     if not page.usable:
         return ReadResponse(**base, status=page.status, detail=page.detail,
                             seconds=round(time.perf_counter() - began, 3))

@@ -1,7 +1,10 @@
 """Bytes to text: what kind of body this is, and in which charset it is written.
 
-Kind: the Content-Type header, checked against the first bytes (a PDF, image or archive
-served as text/html is still refused). Charset: byte-order mark, then the HTTP header, then
+Kind: the Content-Type header, checked against the first bytes: a PDF is read as a PDF
+whatever its header says; an image, archive, executable or any other binary served as
+text/html or text/plain is refused (``unsupported_type``), never decoded as text.
+
+Charset: byte-order mark, then the HTTP header, then
 ``<meta charset>``, then strict UTF-8, then ``charset_normalizer`` (installed with httpx),
 else UTF-8 with replacement characters. Decoding never raises.
 """
@@ -16,6 +19,7 @@ TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/xml", "application/x-yaml",
                                     "application/yaml", "application/toml"})
 SNIFF_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
 
 _MAGIC = (
     (b"%PDF", "application/pdf"),
@@ -69,7 +73,7 @@ def sniff_binary(head: bytes) -> str | None:
 
 
 def classify(content_type: str | None) -> str:
-    """``html``, ``text``, ``sniff`` (unknown: look at the bytes) or ``binary``.
+    """``html``, ``text``, ``pdf``, ``sniff`` (unknown: look at the bytes) or ``binary``.
 
     Text is ``text/*``, JSON and XML (``application/json``, ``application/xml`` and the
     ``+json`` / ``+xml`` types): read as they are, without main-text extraction.
@@ -77,6 +81,8 @@ def classify(content_type: str | None) -> str:
     kind = media_type(content_type)
     if kind in HTML_TYPES:
         return "html"
+    if kind in PDF_TYPES:
+        return "pdf"
     if kind in TEXT_TYPES or kind.startswith("text/") or kind in TEXT_APPLICATION_TYPES:
         return "text"
     if kind.startswith("application/") and kind.endswith(("+json", "+xml")):

@@ -42,7 +42,7 @@ class Fetched:
     status_code: int
     headers: dict[str, str]
     body: bytes
-    kind: str  # html | text | binary (see decode.classify)
+    kind: str  # html | text | pdf (see decode.classify; binary bodies are refused)
     content_type: str
     cut: bool = False  # the body was longer than the cap and was cut
 
@@ -154,13 +154,16 @@ async def _final(url: str, final_url: str, response: httpx.Response,
         raise ExtractError(UNSUPPORTED, media_type(content_type))
     cap = max_bytes if response.status_code < 400 else min(max_bytes, ERROR_BODY_BYTES)
     body, cut = await read_capped(response, cap)
-    if kind == "sniff" or kind == "binary":
-        sniffed = sniff_binary(body[:2048])
+    sniffed = sniff_binary(body[:2048])
+    if sniffed == "application/pdf" and response.status_code < 400:
+        kind = "pdf"
+    elif kind == "pdf" and response.status_code < 400:
+        pass  # declared a PDF: the PDF reader says what it is
+    elif kind in ("sniff", "binary"):
         if sniffed and response.status_code < 400:
             raise ExtractError(UNSUPPORTED, sniffed)
         kind = "html" if b"<" in body[:4096] else "text"
-    elif response.status_code < 400 and sniff_binary(body[:2048]) in ("application/pdf",
-                                                                      "application/zip"):
-        raise ExtractError(UNSUPPORTED, f"{sniff_binary(body[:2048])} served as {kind}")
+    elif sniffed and response.status_code < 400:
+        raise ExtractError(UNSUPPORTED, f"{sniffed} served as {media_type(content_type) or kind}")
     return Fetched(url=url, final_url=final_url, status_code=response.status_code,
                    headers=headers, body=body, kind=kind, content_type=content_type, cut=cut)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import lxml.etree
@@ -18,7 +20,9 @@ from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
 from tamis.extract.markdown import Converter
+from tamis.extract.pagetype import classify
 from tamis.extract.structured import extract_structured
+from tamis.extract.visibility import strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
 FALLBACK_SKIP_CLASSES = ("sidebar", "menu", "navbar", "cookie", "banner", "comments", "share")
@@ -72,16 +76,41 @@ def _title(doc: HtmlElement | None, text: str) -> str:
     return " ".join((first if isinstance(first, str) else first.text_content()).split())
 
 
-def with_trafilatura(text: str, url: str | None) -> str | None:
+# trafilatura settings per page type: articles and docs favour recall without comments
+# (the reader wants the body); threads keep comments (the replies are the answers); shop
+# and landing pages keep trafilatura's defaults, which measured best on them.
+TYPE_OPTIONS: dict[str, dict[str, bool]] = {
+    "article": {"include_comments": False, "favor_recall": True},
+    "documentation": {"include_comments": False, "favor_recall": True},
+    "forum": {"include_comments": True, "favor_recall": False},
+}
+DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
+
+
+@dataclass
+class Extracted:
+    """The main text of one HTML page and how it was had."""
+
+    title: str
+    markdown: str
+    method: str  # a structured reader's name (xenforo, sphinx...) | trafilatura | fallback
+    page_type: str
+    hidden: Counter[str] = field(default_factory=Counter)
+
+
+def with_trafilatura(doc: HtmlElement | str, url: str | None, page_type: str = "article",
+                     ) -> str | None:
     module = trafilatura_module()
     if module is None:
         return None
+    if isinstance(doc, str):
+        doc = _XML_DECL.sub("", doc, count=1)
+    options = TYPE_OPTIONS.get(page_type, DEFAULT_OPTIONS)
     try:
         result = module.extract(
-            _XML_DECL.sub("", text, count=1), url=url, output_format="markdown",
-            include_comments=False, include_tables=True, include_formatting=True,
-            include_links=False, include_images=False, favor_recall=True, deduplicate=False,
-        )
+            doc, url=url, output_format="markdown", include_tables=True,
+            include_formatting=True, include_links=False, include_images=False,
+            deduplicate=False, **options)
     except Exception:  # a trafilatura bug on odd markup: use tamis's own converter
         return None
     return result or None
@@ -95,18 +124,34 @@ def fallback(doc: HtmlElement) -> str:
     return converter.convert(main[0] if len(main) == 1 else root)
 
 
-def extract_html(text: str, url: str | None = None) -> tuple[str, str, str]:
-    """(title, markdown, method); method is xenforo | discourse | phpbb | sphinx | mkdocs |
-    trafilatura | fallback. The markdown is empty when the page has no text."""
+def extract_page(text: str, url: str | None = None) -> Extracted:
+    """Parse once, drop what a browser would not show, classify, extract by page type."""
     doc = parse(text)
     title = _title(doc, text)
-    if doc is not None:
-        found = extract_structured(doc)
-        if found:
-            return title, normalize(found[1]), found[0]
-    extracted = with_trafilatura(text, url)
-    if extracted:
-        return title, normalize(extracted), "trafilatura"
     if doc is None:
-        return title, "", "fallback"
-    return title, normalize(fallback(doc)), "fallback"
+        return Extracted(title, "", "fallback", "service")
+    hidden = strip_hidden(doc)
+    page_type = classify(doc, url)
+    found = extract_structured(doc)
+    if found:
+        return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
+    extracted = with_trafilatura(doc, url, page_type)
+    if extracted:
+        return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
+    return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
+
+
+def extract_html(text: str, url: str | None = None) -> tuple[str, str, str]:
+    """(title, markdown, method); see ``extract_page``. The markdown is empty when the page
+    has no text."""
+    page = extract_page(text, url)
+    return page.title, page.markdown, page.method
+
+
+def extract_text(html: str, url: str | None = None) -> str:
+    """The markdown ``tamis read`` prints for this HTML, before any budget: hidden text
+    removed, the page's type recognised, its main text extracted. Never raises."""
+    try:
+        return extract_page(html, url).markdown
+    except Exception:  # a stable entry point for measures: an odd page is empty text
+        return ""

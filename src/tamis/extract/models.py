@@ -8,11 +8,11 @@ stable JSON of ``tamis read``.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, Field
 
-from tamis.models import SCHEMA_VERSION
+from tamis.models import SCHEMA_VERSION, TextWarning
 
 OK = "ok"
 TRUNCATED = "truncated"
@@ -49,6 +49,8 @@ class Page:
     final_url: str = ""
     detail: str | None = None
     cached: bool = False
+    page_type: str = ""  # forum | documentation | article | ... | pdf (see pagetype)
+    warnings: list[dict[str, object]] = field(default_factory=list)  # TextWarning fields
 
     @property
     def usable(self) -> bool:
@@ -62,6 +64,7 @@ class Page:
     @classmethod
     def from_json(cls, raw: bytes) -> Page:
         data = json.loads(raw.decode("utf-8"))
+        data.pop("warnings", None)  # found again on every read, under the current policy
         return cls(**data, cached=True)
 
 
@@ -83,6 +86,11 @@ class ReadResponse(BaseModel):
         default=None, description="Pass as --start to read on; null when the page is done"
     )
     truncated: bool = False
+    page_type: str = Field(default="", description="forum | documentation | article | service"
+                           " | product | collection | listing | pdf")
+    warnings: list[TextWarning] = Field(
+        default_factory=list, description="Sentences addressed to an AI (instructions_to_ai),"
+        " with offsets in the whole page text")
     seconds: float = 0.0
     schema_version: str = SCHEMA_VERSION
 

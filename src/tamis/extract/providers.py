@@ -1,7 +1,8 @@
 """Extraction providers: each turns one URL into a ``Page`` (full text, or why there is none).
 
 - ``builtin``: fetch with the shared client (``fetch``), recognise bot walls, then extract the
-  main text in a worker thread (``html.extract_html``), so pages parse while others download.
+  main text in a worker thread (``html.extract_page``), so pages parse while others download;
+  PDFs and pages over ``isolate_over_bytes`` go to the bounded worker process (``worker``).
 - ``firecrawl``: ``POST {base_url}/v1/scrape`` with ``formats: ["markdown"]`` and
   ``onlyMainContent: true``; a bearer key from ``firecrawl.api_key_env`` when that variable is
   set (a self-hosted service may need none). The target URL is vetted like any other first,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Mapping
 
 import httpx
@@ -21,37 +23,91 @@ import httpx
 from tamis.extract.blocked import CHALLENGE_TITLES, challenge_reason
 from tamis.extract.decode import decode
 from tamis.extract.fetch import HEADERS, Fetched, fetch_page, read_capped
-from tamis.extract.html import extract_html, normalize
+from tamis.extract.html import extract_page, normalize
 from tamis.extract.models import BLOCKED, EMPTY, OK, ExtractError, Page, failed
 from tamis.extract.safety import AllowList, check_url
+from tamis.extract.visibility import describe
+from tamis.extract.worker import WorkerError, run_worker
 from tamis.pipeline.fanout import USER_AGENT, scrub
 from tamis.policy.schema import ExtractionConfig
 
 
-def page_from_fetched(fetched: Fetched) -> Page:
-    """Decode, check for a bot wall, extract. Synchronous and CPU-bound (run in a thread)."""
+def _precheck(fetched: Fetched) -> tuple[Page | None, str]:
+    """A page that needs no extraction (bot wall, HTTP error), else None; and the text."""
     html = fetched.kind == "html"
     text = decode(fetched.body, fetched.content_type, html=html)
     base = {"url": fetched.url, "final_url": fetched.final_url}
     reason = challenge_reason(fetched.status_code, fetched.headers, text if html else "")
     if reason:
-        return Page(**base, status=BLOCKED, detail=reason)
+        return Page(**base, status=BLOCKED, detail=reason), text
     if fetched.status_code >= 300:
         return Page(**base, status=failed(f"HTTP{fetched.status_code}"),
-                    detail=f"the server answered HTTP {fetched.status_code}")
-    if html:
-        title, body, _method = extract_html(text, fetched.final_url)
-    else:
-        title, body = "", normalize(text)
-    detail = None
+                    detail=f"the server answered HTTP {fetched.status_code}"), text
+    return None, text
+
+
+def _page(fetched: Fetched, title: str, body: str, page_type: str,
+          notes: list[str | None]) -> Page:
     if fetched.cut:
-        detail = f"body cut at {len(fetched.body)} bytes (extraction.max_bytes)"
-    return Page(**base, status=OK if body else EMPTY, text=body, title=title, detail=detail)
+        notes.append(f"body cut at {len(fetched.body)} bytes (extraction.max_bytes)")
+    detail = "; ".join(n for n in notes if n) or None
+    return Page(url=fetched.url, final_url=fetched.final_url, status=OK if body else EMPTY,
+                text=body, title=title, detail=detail, page_type=page_type)
+
+
+def page_from_fetched(fetched: Fetched) -> Page:
+    """Decode, check for a bot wall, extract. Synchronous and CPU-bound (run in a thread)."""
+    early, text = _precheck(fetched)
+    if early is not None:
+        return early
+    if fetched.kind != "html":
+        return _page(fetched, "", normalize(text), "text", [])
+    found = extract_page(text, fetched.final_url)
+    return _page(fetched, found.title, found.markdown, found.page_type,
+                 [describe(found.hidden)])
+
+
+def _heavy(fetched: Fetched, config: ExtractionConfig) -> bool:
+    return fetched.kind == "html" and len(fetched.body) > config.isolate_over_bytes
+
+
+async def isolated_page(fetched: Fetched, config: ExtractionConfig) -> Page:
+    """A PDF or a very large page, parsed in the bounded worker process."""
+    base = {"url": fetched.url, "final_url": fetched.final_url}
+    if fetched.kind == "pdf":
+        if fetched.status_code >= 300:
+            return Page(**base, status=failed(f"HTTP{fetched.status_code}"),
+                        detail=f"the server answered HTTP {fetched.status_code}")
+        if fetched.cut:
+            return Page(**base, status=failed("PdfTooLarge"),
+                        detail=f"PDF over {config.max_bytes} bytes (extraction.max_bytes)")
+        body = fetched.body
+    else:
+        early, text = _precheck(fetched)
+        if early is not None:
+            return early
+        body = text.encode("utf-8")
+    try:
+        answer = await run_worker(fetched.kind, body, url=fetched.final_url,
+                                  seconds=config.timeout_seconds,
+                                  memory_mb=config.worker_memory_mb,
+                                  max_pages=config.pdf_max_pages)
+    except WorkerError as exc:
+        return Page(**base, status=failed(exc.kind), detail=exc.detail)
+    if fetched.kind == "pdf":
+        note = f"PDF: {answer.pages_read} of {answer.pages_total} pages read"
+        if answer.pages_read < answer.pages_total:
+            note += " (extraction.pdf_max_pages)"
+        return _page(fetched, answer.title, normalize(answer.text), "pdf", [note])
+    return _page(fetched, answer.title, answer.text, answer.page_type,
+                 [describe(Counter(answer.hidden)), "parsed in the bounded worker (large page)"])
 
 
 async def builtin_page(url: str, *, config: ExtractionConfig, client: httpx.AsyncClient,
                        allow: AllowList, env: Mapping[str, str]) -> Page:
     fetched = await fetch_page(url, client=client, allow=allow, max_bytes=config.max_bytes)
+    if fetched.kind == "pdf" or _heavy(fetched, config):
+        return await isolated_page(fetched, config)
     return await asyncio.to_thread(page_from_fetched, fetched)
 
 

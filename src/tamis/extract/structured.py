@@ -96,6 +96,31 @@ def phpbb_posts(doc: HtmlElement) -> list[Post]:
     return posts
 
 
+SCHEMA_POST_TYPES = ("Question", "Answer", "DiscussionForumPosting", "Comment")
+
+
+def schema_posts(doc: HtmlElement) -> list[Post]:
+    """Posts marked up with schema.org (``Question``/``Answer``, ``DiscussionForumPosting``,
+    ``Comment``): each item's own ``itemprop=text`` (or ``articleBody``), in page order."""
+    test = " or ".join(f"substring(@itemtype, string-length(@itemtype) - {len(t) - 1}) = '{t}'"
+                       for t in SCHEMA_POST_TYPES)
+    posts = []
+    for item in doc.xpath(f"//*[@itemtype][{test}]"):
+        for body in item.xpath(".//*[@itemprop='text' or @itemprop='articleBody']"):
+            owner = next((a for a in body.iterancestors() if a.get("itemtype")), None)
+            if owner is item:
+                author = _first(item, ".//*[@itemprop='author']//*[@itemprop='name']",
+                                ".//*[@itemprop='author']")
+                if author is not None and next((a for a in author.iterancestors()
+                                                if a.get("itemtype") and a is not author
+                                                and a.get("itemprop") != "author"),
+                                               None) is not item:
+                    author = None
+                posts.append(Post(_text(author)[:80] if author is not None else "", body))
+                break
+    return posts if len(posts) >= 2 else []
+
+
 def render_thread(posts: list[Post]) -> str:
     converter = Converter(skip_classes=POST_SKIP)
     blocks = []
@@ -131,7 +156,8 @@ def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
 
 
 FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]]], ...] = (
-    ("xenforo", xenforo_posts), ("discourse", discourse_posts), ("phpbb", phpbb_posts))
+    ("xenforo", xenforo_posts), ("discourse", discourse_posts), ("phpbb", phpbb_posts),
+    ("schema-posts", schema_posts))
 DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 

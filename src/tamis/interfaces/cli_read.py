@@ -29,6 +29,8 @@ def as_markdown(answer: ReadResponse) -> str:
     footer += f"; chars {answer.start}-{answer.start + answer.chars} of {answer.total_chars}"
     if answer.next_start is not None:
         footer += f"; more with --start {answer.next_start}"
+    if answer.warnings:
+        footer += f"; warnings: {len(answer.warnings)} instructions_to_ai"
     return "\n".join([*lines, f"<!-- {footer} -->"])
 
 

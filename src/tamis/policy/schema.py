@@ -182,6 +182,10 @@ class ExtractionConfig(Strict):
     max_bytes: int = Field(default=5_000_000, gt=0)
     allow_private_hosts: list[str] = Field(default_factory=list)
     firecrawl: FirecrawlExtraction = Field(default_factory=FirecrawlExtraction)
+    injections: Literal["flag", "drop"] = "flag"
+    pdf_max_pages: int = Field(default=50, ge=1, le=10_000)
+    worker_memory_mb: int = Field(default=1024, ge=128, le=65_536)
+    isolate_over_bytes: int = Field(default=1_500_000, ge=0, le=1_000_000_000)
 
 
 class QualityConfig(Strict):

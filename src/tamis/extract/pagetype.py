@@ -1,0 +1,108 @@
+"""What kind of page this is, from its URL and markup, deterministically.
+
+Types: ``forum`` (a thread or a question with its answers), ``documentation``,
+``product``, ``collection`` (a shop's category), ``listing`` (an index of articles or
+items), ``article`` and ``service`` (landing pages: everything else). Each signal scores
+its type; the highest score wins, ties in the order of ``TYPES``. Signals are general:
+URL shapes that forum, docs and shop software produce, schema.org types, Open Graph
+types, generator names and a few structural counts; never a site name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import urlsplit
+
+from lxml.html import HtmlElement
+
+TYPES = ("forum", "documentation", "product", "collection", "listing", "article", "service")
+
+_URL_SIGNALS: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("forum", re.compile(r"/(threads?|topics?|discussions?|viewtopic|showthread|showtopic)"
+                         r"\b|/t/[^/]+/\d+|/questions/\d+|/comments/\w+|/forums?/|/community/"
+                         r"|/s/\w+/", re.I), 3),
+    ("documentation", re.compile(r"/(docs?|documentation|reference|manual|api|guides?|"
+                                 r"tutorials?|handbook|wiki|support|glossary|kb|learn)(/|\.|$)"
+                                 r"|^(docs|developer|developers|devdocs|wiki)\.", re.I), 2),
+    ("product", re.compile(r"/(products?|dp|item|listing|p)/[^/]+|/shop/[^/]+/[^/]+", re.I), 3),
+    ("collection", re.compile(r"/(collections?|category|categories|c|cat|b|browse|"
+                              r"departments?)/[^/]+/?$", re.I), 3),
+    ("listing", re.compile(r"/(news|blog|articles|tags?|topics|archive|events|reviews|"
+                           r"courses|rankings)/?$|/list_of_", re.I), 2),
+    ("article", re.compile(r"/\d{4}/\d{2}/|/(blog|news|article|articles|posts?|story)/[^/]+",
+                           re.I), 2),
+)
+_SCHEMA = {
+    "discussionforumposting": "forum", "qapage": "forum", "question": "forum",
+    "techarticle": "documentation", "apireference": "documentation",
+    "product": "product", "offer": "product", "productgroup": "product",
+    "collectionpage": "collection", "itemlist": "listing",
+    "article": "article", "newsarticle": "article", "blogposting": "article",
+    "reportagenewsarticle": "article", "service": "service",
+}
+_GENERATORS = {
+    "discourse": "forum", "xenforo": "forum", "phpbb": "forum", "vbulletin": "forum",
+    "nodebb": "forum", "invision": "forum", "mybb": "forum", "flarum": "forum",
+    "sphinx": "documentation", "mkdocs": "documentation", "docusaurus": "documentation",
+    "gitbook": "documentation", "vitepress": "documentation", "mdbook": "documentation",
+    "hugo-book": "documentation", "docfx": "documentation", "antora": "documentation",
+    "shopify": "product", "woocommerce": "product", "magento": "product",
+}
+_TYPE_NAME = re.compile(r'"@type"\s*:\s*\[?\s*"([A-Za-z]+)"')
+
+
+def _schema_types(doc: HtmlElement) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for value in doc.xpath("//@itemtype"):
+        name = value.rstrip("/").rsplit("/", 1)[-1].lower()
+        if name in _SCHEMA:
+            found[_SCHEMA[name]] += 1
+    for script in doc.xpath("//script[@type='application/ld+json']"):
+        for name in _TYPE_NAME.findall(script.text or ""):
+            if name.lower() in _SCHEMA:
+                found[_SCHEMA[name.lower()]] += 1
+    return found
+
+
+def classify(doc: HtmlElement | None, url: str | None) -> str:
+    """One of ``TYPES``."""
+    score: Counter[str] = Counter()
+    if url:
+        parts = urlsplit(url)
+        path = parts.path + ("?" + parts.query if parts.query else "")
+        host = parts.netloc.lower()
+        for kind, pattern, weight in _URL_SIGNALS:
+            if pattern.search(path) or (kind == "documentation" and pattern.search(host)):
+                score[kind] += weight
+        if host.startswith(("forum.", "forums.", "community.", "discuss.", "bbs.")):
+            score["forum"] += 3
+        if path.strip("/") == "":
+            score["service"] += 2
+    if doc is not None:
+        schema = _schema_types(doc)
+        for kind, count in schema.items():
+            score[kind] += 3 if kind != "product" else min(3, count) + 1
+        for content in doc.xpath("//meta[@name='generator']/@content"):
+            lowered = content.lower()
+            for name, kind in _GENERATORS.items():
+                if name in lowered:
+                    score[kind] += 3 if kind != "product" else 1
+        og = doc.xpath("//meta[@property='og:type']/@content")
+        if og:
+            kind = og[0].strip().lower()
+            if kind == "article":
+                score["article"] += 2
+            elif kind.startswith("product"):
+                score["product"] += 3
+        code_blocks = len(doc.xpath("//pre"))
+        if code_blocks >= 2:
+            score["documentation"] += min(3, code_blocks // 2)
+        if doc.xpath("//*[@itemprop='price'] | //meta[@property='product:price:amount']"):
+            score["product"] += 2
+        if len(doc.xpath("//article")) >= 6:
+            score["listing"] += 2
+    if not score:
+        return "service"
+    best = max(score.values())
+    return next(kind for kind in TYPES if score[kind] == best)
