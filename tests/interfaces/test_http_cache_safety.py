@@ -51,12 +51,6 @@ def setup(tmp_path: Path):
                 yield second, page
 
 
-STRICT = pytest.mark.xfail(
-    strict=True, reason="issue 16 item 2: the page-text cache bypasses the private-address"
-    " refusal; the fix lands in extract/ on another branch")
-
-
-@STRICT
 def test_read_from_the_cache_is_still_refused(setup) -> None:
     service, page = setup
     answer = httpx.post(service.url + "/v1/read", json={"url": page}, timeout=30).json()
@@ -64,7 +58,6 @@ def test_read_from_the_cache_is_still_refused(setup) -> None:
     assert "intranet-only" not in answer["content"]
 
 
-@STRICT
 def test_search_extraction_from_the_cache_is_still_refused(setup) -> None:
     service, page = setup
     answer = httpx.get(service.url + "/v1/search", params={"q": "runbook"}, timeout=30).json()
@@ -73,7 +66,6 @@ def test_search_extraction_from_the_cache_is_still_refused(setup) -> None:
     assert "intranet-only" not in (result["excerpt"] or "")
 
 
-@STRICT
 def test_tavily_raw_content_from_the_cache_is_still_refused(setup) -> None:
     service, page = setup
     answer = httpx.post(service.url + "/search",
