@@ -139,7 +139,17 @@ def test_http_basic_auth_with_the_token_as_password(tmp_path: Path,
         assert get(basic("agent", TOKEN + "x")) == 401
         assert get({"Authorization": "Basic !!!not-base64"}) == 401
         denied = httpx.get(served.url + "/search", params={"q": PROXMOX})
-    assert denied.status_code == 401 and "Basic" in denied.headers["www-authenticate"]
+        # The root is the page (public) but a search there needs the token like any other.
+        assert httpx.get(served.url + "/").status_code == 200
+        assert httpx.get(served.url + "/", params={"q": PROXMOX}).status_code == 200  # page
+        assert httpx.get(served.url + "/", params={"q": PROXMOX, "format": "json"}
+                         ).status_code == 401
+        assert httpx.post(served.url + "/", data={"q": PROXMOX, "format": "json"}
+                          ).status_code == 401
+        assert httpx.get(served.url + "/", params={"q": PROXMOX, "format": "json"},
+                         headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert denied.status_code == 401 and "Basic" in denied.json()["error"]
+    assert denied.headers["www-authenticate"].startswith("Bearer")  # no browser login box
     assert TOKEN not in denied.text
 
 

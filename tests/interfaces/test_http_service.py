@@ -59,6 +59,8 @@ def test_health_metrics_and_openapi(service: Served) -> None:
     assert "tamis_request_seconds_bucket" in metrics
     paths = httpx.get(service.url + "/openapi.json").json()["paths"]
     assert {"/v1/search", "/v1/read", "/search", "/healthz", "/metrics"} <= set(paths)
+    names = [p["name"] for p in paths["/v1/search"]["get"]["parameters"]]
+    assert names[0] == "q" and {"max_results", "extract", "time_range"} <= set(names)
 
 
 def test_native_search_get_and_post_give_the_contract(service: Served) -> None:
@@ -139,7 +141,7 @@ def test_saturated_service_answers_503_at_once(tmp_path: Path) -> None:
         return FakeSearXNG()(req)
 
     with LoopbackServer(slow) as backend:
-        layer = make_layer(tmp_path, backend.url, serve="max_concurrency: 1")
+        layer = make_layer(tmp_path, backend.url, serve="max_concurrency: 1, queue_seconds: 0")
         with Served(create_app(layer, close_layer=True)) as served:
             first: dict = {}
             worker = threading.Thread(target=lambda: first.update(

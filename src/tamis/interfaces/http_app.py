@@ -67,6 +67,14 @@ class ReadBody(BaseModel):
     query: str | None = None
 
 
+def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """The model's fields as OpenAPI query parameters (``query`` is ``q``)."""
+    properties = model.model_json_schema()["properties"]
+    return [{"name": "q" if name == "query" else name, "in": "query",
+             "required": name == "query", "schema": schema}
+            for name, schema in properties.items()]
+
+
 def invalid(exc: ValidationError | RequestValidationError) -> HTTPError:
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
@@ -130,7 +138,8 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
                             status_code=502 if response.status == "failed" else 200)
 
     # -- native ---------------------------------------------------------------------------
-    @app.get("/v1/search", summary="Search (query string: q and SearchBody's other fields)")
+    @app.get("/v1/search", summary="Search (query string: q and SearchBody's other fields)",
+             openapi_extra={"parameters": query_parameters(SearchBody)})
     async def search_get(request: Request) -> JSONResponse:
         params: dict[str, Any] = {k: v for k, v in request.query_params.items()
                                   if k not in LIST_FIELDS}

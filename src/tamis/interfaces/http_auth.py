@@ -22,7 +22,9 @@ from collections.abc import Iterable
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
-CHALLENGE = 'Bearer, Basic realm="tamis"'
+# Bearer only: a Basic challenge would make browsers pop up their own login over the page's
+# token prompt. Clients that send Basic (mcp-searxng) send it without being asked.
+CHALLENGE = 'Bearer realm="tamis"'
 
 
 def is_loopback(host: str) -> bool:

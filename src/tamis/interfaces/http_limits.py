@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import parse_qs
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -65,6 +66,14 @@ def is_json(content_type: str) -> bool:
 
 def is_form(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() in FORM_TYPES
+
+
+def root_search(scope: Scope) -> bool:
+    """Is this request to ``/`` a SearXNG search (q and format=json), not the page?"""
+    if scope["method"] != "GET":
+        return True
+    params = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return "q" in params and params.get("format", [""])[-1] == "json"
 
 
 class Metrics:
@@ -217,9 +226,10 @@ class Guard:
         if self.hosts is not None and host is not None:
             name = host_name(host.decode("latin-1"))
             if name not in self.hosts:
-                return 421, (f"Host {name!r} is not served here: add it to"
+                return 421, (f"Host {name[:100]!r} is not served here: add it to"
                              " serve.allowed_hosts"), {}
-        if self.check is not None and path not in PUBLIC_PATHS \
+        public = path in PUBLIC_PATHS and not (path == "/" and root_search(scope))
+        if self.check is not None and not public \
                 and not self.check.allowed(headers.get(b"authorization", b"")):
             return 401, "missing or wrong token (TAMIS_TOKEN: Bearer, or Basic password)", \
                 {"WWW-Authenticate": CHALLENGE}
