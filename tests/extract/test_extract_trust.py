@@ -215,7 +215,7 @@ async def test_mcp_read_url_text_carries_the_warning(server: PageServer) -> None
 
     from tamis.core import Tamis
     from tamis.interfaces.mcp_server import build_server
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
     url = server.add("/trust/planted-mcp", planted_page())
     config = load_config(None, overrides={"store": {"url": "memory:"}, "extraction": {
         "allow_private_hosts": ["127.0.0.1"]}}).config
