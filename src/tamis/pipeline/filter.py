@@ -15,7 +15,6 @@ from tamis.models import Candidate, Dropped
 from tamis.pipeline.intent import QueryIntent
 from tamis.pipeline.rules import Rules, Verdict
 
-
 SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_click")
 LAST_RESORT = "last resort"  # kept_by of search pages returned because nothing else was
 
