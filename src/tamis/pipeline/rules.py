@@ -343,7 +343,9 @@ class Rules:
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
-        titled = title is None or shares_word(_query_name(query_text)[1], title)
+        # only a homepage needs its title read (the host_root exception)
+        titled = (title is None or bool(query) or bool(path_segments(path))
+                  or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted, titled)
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
