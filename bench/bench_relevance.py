@@ -187,6 +187,9 @@ def main() -> int:
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
 
     totals: dict[str, dict[str, float]] = {"tamis": {}, "engine": {}}
+    # shared/tools/relevance_eval.py cannot serve a query whose slug is empty ('餐具英语':
+    # serps/.json): the figures are printed with and without such queries.
+    servable: dict[str, dict[str, float]] = {"tamis": {}, "engine": {}}
     per_query = []
     failed = nav = nav_lost = 0
     for q, urls, intent in zip(queries, outputs, intents, strict=True):
@@ -206,6 +209,8 @@ def main() -> int:
         for name, s in (("tamis", mine), ("engine", eng)):
             for k, v in s.items():
                 totals[name][k] = totals[name].get(k, 0.0) + v
+                if slug(q):
+                    servable[name][k] = servable[name].get(k, 0.0) + v
         per_query.append((mine["ndcg5"] - eng["ndcg5"], q, intent, urls[:5]))
         if serps[q] and is_navigational(q, serps[q][0]):
             nav += 1
@@ -218,6 +223,13 @@ def main() -> int:
     print(f"  lost2    tamis {int(t['lost2'])}       (of the engine's top 8)")
     print(f"  unjudged tamis {int(t['unjudged'])}")
     print(f"  nav_lost tamis {nav_lost}/{nav}")
+    m = sum(1 for q in queries if slug(q))
+    if m < n:
+        t, e = servable["tamis"], servable["engine"]
+        print(f"without the {n - m} query(ies) with an empty slug (the eval tool cannot serve"
+              f" them): nDCG@5 tamis {t['ndcg5'] / m:.3f} engine {e['ndcg5'] / m:.3f},"
+              f" good@3 {t['good3'] / m:.2f} / {e['good3'] / m:.2f},"
+              f" lost2 {int(t['lost2'])}, unjudged {int(t['unjudged'])}")
     for delta, q, intent, urls in sorted(per_query)[: a.show]:
         print(f"  {delta:+.2f} {q!r} [{intent}]: {[urlparse(u).hostname for u in urls]}")
     if a.intents:

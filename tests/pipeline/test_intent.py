@@ -92,6 +92,26 @@ def test_an_intent_lifts_the_rules_that_do_not_fit_it(url: str, query: str,
     assert dropped["action"] == "DROP" and dropped["query_intent"]["kind"] == "informational"
 
 
+@pytest.mark.parametrize(("host", "title", "query", "kept"), [
+    # real shapes from the judged dev set: the homepage the query asks for is kept ...
+    ("labs.openai.com", "DALL·E", "dall e", True),  # its title carries the name
+    ("limbpower.com", "LimbPower", "LimbPower", True),  # the query names the site
+    ("westpointchamber.com", "West Point Chamber of Commerce", "west point nebraska", True),
+    # ... the homepage of a site nothing ties to the query is not (rated useless)
+    ("douglasbaderfoundation.com", "The Douglas Bader Foundation", "LimbPower", False),
+    ("sbc.com", "SBC Communications", "Full Speed", False),
+    ("anandfurniture.com", "Anand Furniture", "Ghar", False),
+])
+def test_an_intent_keeps_a_homepage_only_when_tied_to_the_query(
+        host: str, title: str, query: str, kept: bool) -> None:
+    intent = RULES.intent(query, [host])
+    assert intent.kind in ("navigational", "definitional")
+    verdict = RULES.judge(host, "/", "", query, intent, title)
+    assert (verdict.drop is None) is kept, verdict
+    if not kept:
+        assert verdict.drop == "navigational_host_root"
+
+
 def test_without_a_query_every_rule_applies() -> None:
     assert explain_url("https://www.merriam-webster.com/dictionary/ape")["action"] == "DROP"
     assert explain_url("https://labs.openai.com/")["reason"] == "navigational_host_root"

@@ -54,15 +54,40 @@ def test_the_answer_names_the_intent_and_keeps_the_app_page(tmp_path: Path) -> N
     assert store["explain"]["kept_by"] == "navigational: path_pattern:/store/"
 
 
-def test_every_result_a_search_page_is_said_in_the_notes(tmp_path: Path) -> None:
+def test_every_result_a_search_page_is_returned_as_a_last_resort(tmp_path: Path) -> None:
+    pages = [hit(f"https://www.qwant.com/?l=fr&t=videos&q=guerre+froide&o=0%3A{i}",
+                 "guerre froide", i) for i in range(1, 5)]
+    ad = hit("https://www.bing.com/aclick?ld=e8xG5&u=aHR0cHMlM2E", "Ad", 5)
+    with serve([*pages, ad]) as server:
+        data = search(tmp_path, server, "--explain", "guerre froide")
+    assert [r["url"] for r in data["results"]] == [p["url"] for p in pages]  # engine order
+    assert {r["explain"]["kept_by"] for r in data["results"]} == {
+        "last resort: search_or_shopping_query"}
+    messages = [n["message"] for n in data["notes"] if n["source"] == "tamis"]
+    assert any(m.startswith("every result (4) was a search-engine page: returned")
+               for m in messages)
+    assert [d["reason"] for d in data["dropped"]] == ["ad_click"]  # an ad is never returned
+
+
+def test_every_result_a_search_page_is_dropped_when_the_policy_says_so(tmp_path: Path) -> None:
     pages = [hit(f"https://www.qwant.com/?l=fr&t=videos&q=guerre+froide&o=0%3A{i}",
                  "guerre froide", i) for i in range(1, 5)]
     with serve(pages) as server:
-        data = search(tmp_path, server, "--explain", "guerre froide")
+        data = search(tmp_path, server, "--explain", "guerre froide",
+                      extra="policy: {non_answer: {search_pages_last_resort: false}}\n")
     assert data["status"] == "no_results" and data["results"] == []
     messages = [n["message"] for n in data["notes"] if n["source"] == "tamis"]
     assert any(m.startswith("every result (4) was a search-engine page") for m in messages)
     assert {d["reason"] for d in data["dropped"]} == {"search_or_shopping_query"}
+
+
+def test_a_search_page_among_answers_is_still_dropped(tmp_path: Path) -> None:
+    results = [hit("https://www.qwant.com/?t=videos&q=hola+games&o=0%3Ax1", "Hola", 1),
+               *HOLA[:1]]
+    with serve(results) as server:
+        data = search(tmp_path, server, "--explain", "Hola Games")
+    assert [r["url"] for r in data["results"]] == [HOLA[0]["url"]]
+    assert [d["reason"] for d in data["dropped"]] == ["search_or_shopping_query"]
 
 
 def test_a_query_starting_with_a_dash_is_a_query(tmp_path: Path) -> None:

@@ -9,11 +9,14 @@ order, so it never depends on the order answers arrived in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tamis.models import Candidate, Dropped
 from tamis.pipeline.intent import QueryIntent
 from tamis.pipeline.rules import Rules, Verdict
+
+SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_click")
+LAST_RESORT = "last resort"  # kept_by of search pages returned because nothing else was
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,8 @@ def engine_order(candidates: list[Candidate]) -> list[Candidate]:
 
 def judge_candidate(candidate: Candidate, rules: Rules, query: str,
                     intent: QueryIntent | None = None) -> Verdict:
-    return rules.judge(candidate.host, candidate.path, candidate.query, query, intent)
+    return rules.judge(candidate.host, candidate.path, candidate.query, query, intent,
+                       candidate.title)
 
 
 def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> QueryIntent:
@@ -45,22 +49,32 @@ def filter_candidates(
         intent = query_intent(candidates, rules, query)
     kept: list[Judged] = []
     dropped: list[Dropped] = []
+    search_pages: list[Judged] = []
     for candidate in candidates:
         verdict = judge_candidate(candidate, rules, query, intent)
         if verdict.drop:
             dropped.append(Dropped(url=candidate.url, reason=verdict.drop,
                                    position=candidate.first_seen, title=candidate.title,
                                    engines=candidate.engines))
+            if verdict.drop in SEARCH_PAGE_REASONS and verdict.drop != "ad_click":
+                search_pages.append(Judged(candidate, replace(
+                    verdict, drop=None, kept_by=f"{LAST_RESORT}: {verdict.drop}")))
         else:
             kept.append(Judged(candidate, verdict))
+    if (not kept and search_pages and rules.search_pages_last_resort
+            and all(d.reason in SEARCH_PAGE_REASONS for d in dropped)):
+        # Every result is a search-engine page: the engine's own titles and snippets beat an
+        # empty answer (the notes say so, see all_dropped_note).
+        return search_pages, []
     return kept, dropped
-
-
-SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_click")
 
 
 def all_dropped_note(kept: list[Judged], dropped: list[Dropped]) -> str | None:
     """When every result was a search page (or an ad), the answer says so, not silently []."""
+    if kept and all((j.verdict.kept_by or "").startswith(LAST_RESORT) for j in kept):
+        return (f"every result ({len(kept)}) was a search-engine page: returned as the"
+                " engine gave them (policy.non_answer.search_pages_last_resort), since nothing"
+                " else answered; try other engines or rephrase")
     if kept or not dropped or not all(d.reason in SEARCH_PAGE_REASONS for d in dropped):
         return None
     return (f"every result ({len(dropped)}) was a search-engine page or an ad, not a page that"

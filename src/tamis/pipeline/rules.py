@@ -19,7 +19,14 @@ from functools import lru_cache
 from urllib.parse import parse_qsl, unquote
 
 from tamis.models import SourceType
-from tamis.pipeline.intent import IntentWords, QueryIntent, detect_intent, name_match, query_words
+from tamis.pipeline.intent import (
+    IntentWords,
+    QueryIntent,
+    detect_intent,
+    name_match,
+    query_words,
+    shares_word,
+)
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
 
@@ -205,6 +212,7 @@ class Rules:
         self.search_hosts = frozenset(h.lower() for h in na.search_hosts)
         self.action_keys = frozenset(k.lower() for k in na.action_keys)
         self.host_root = na.host_root
+        self.search_pages_last_resort = na.search_pages_last_resort
         self.unwrapper = Unwrapper(policy.normalise.wrappers)
         it = policy.intent
         self.intent_enabled = it.enabled
@@ -272,8 +280,14 @@ class Rules:
         return found
 
     def non_answer(self, host: str, path: str, query: str, named: bool, preferred: str | None,
-                   lifted: Lifted = NOTHING_LIFTED) -> tuple[str | None, str | None]:
-        """(the reason this URL is not an answer, or None; the exception that kept it)."""
+                   lifted: Lifted = NOTHING_LIFTED, titled: bool = True
+                   ) -> tuple[str | None, str | None]:
+        """(the reason this URL is not an answer, or None; the exception that kept it).
+
+        ``titled``: the result's title carries a query word (or no title is known). An intent
+        keeps a homepage (``host_root``) only when the query names its site or its title
+        carries the query's words: the homepage of a site nothing links to the query is the
+        non-answer our users measured, whatever the intent."""
         kept_by = None
         listed = self.host_facts(host).listed
         if listed:
@@ -282,7 +296,7 @@ class Rules:
             kept_by = f"hosts:{listed}"
         segments = path_segments(path)
         if not segments and not query and self.host_root == "drop" and not preferred:
-            if not named and not lifted.host_root:
+            if not named and not (lifted.host_root and titled):
                 return ROOT_REASON, None
             kept_by = kept_by or ("query names the site" if named else "host_root")
         pattern = self.path_patterns.first_match(segments, bool(query))
@@ -321,14 +335,18 @@ class Rules:
         return "official" if preferred else "web"
 
     def judge(self, host: str, path: str, query: str, query_text: str = "",
-              intent: QueryIntent | None = None) -> Verdict:
+              intent: QueryIntent | None = None, title: str | None = None) -> Verdict:
+        """``title``: the result's title, when known (None: explain-url on a bare URL)."""
         intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
         lifted = self.lifted[intent.kind]
         match = site_named(query_text, host)
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
-        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted)
+        # only a homepage needs its title read (the host_root exception)
+        titled = (title is None or bool(query) or bool(path_segments(path))
+                  or shares_word(_query_name(query_text)[1], title))
+        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted, titled)
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = facts.demoted_by

@@ -22,6 +22,10 @@ class NonAnswer(Strict):
     search_hosts: list[str] = Field(default_factory=list)
     action_keys: list[str] = Field(default_factory=list)
     host_root: Literal["drop", "demote", "keep"] = "drop"
+    search_pages_last_resort: bool = Field(
+        default=True, description="When every result is a search-engine page (an engine's"
+        " video or image results often all are), return them, said in the notes, rather than"
+        " nothing; false: drop them all")
 
     @field_validator("hosts", "search_hosts")
     @classmethod
