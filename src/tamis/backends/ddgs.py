@@ -6,6 +6,9 @@ Config::
       - name: ddgs
         params: {region: us-en, backend: auto, timeout: 5}   # all optional
 
+``region``, ``backend`` and ``safesearch`` are passed to ``DDGS.text``, unless the request
+sets the same (a request's language sets the region, its safesearch the safesearch).
+
 No key and no base_url: ``ddgs`` scrapes public engines' result pages itself, so it does
 not go through tamis's HTTP client. It is blocking, so it runs in a worker thread
 (``asyncio.to_thread``) and never stalls the other lines; its own ``timeout`` (5 s by
@@ -27,7 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, country_code
+from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, ZeroConfig, country_code
 from tamis.models import SearchRequest
 
 UNREACHABLE = re.compile(r"dns|resolv|connect|unreachable|timed? ?out|network", re.I)
@@ -38,6 +41,7 @@ NO_NETWORK = ("cannot reach the public search engines ddgs reads (no internet co
               " (docs/configuration.md)")
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 SAFESEARCH = {0: "off", 1: "moderate", 2: "on"}
+PASSED_PARAMS = ("region", "backend", "safesearch")  # the params handed to DDGS.text
 
 
 def _default_factory(**kwargs: Any) -> Any:
@@ -51,6 +55,9 @@ class DDGSAdapter(Adapter):
     supports = Supports(paging=True, time_range=True, language=True, safesearch=True,
                         key="none")
     speaks_http = False
+    endpoint_doc = "the `ddgs` library, in a worker thread"
+    zero_config = ZeroConfig(fallback=True,
+                             note="keyless web search through the `ddgs` library")
 
     def __init__(self, line: Any, **kwargs: Any) -> None:
         super().__init__(line, **kwargs)
@@ -75,10 +82,9 @@ class DDGSAdapter(Adapter):
             args["safesearch"] = SAFESEARCH[request.safesearch]
         if request.pageno and request.pageno > 1:
             args["page"] = request.pageno
-        for name in ("region", "backend", "safesearch"):
-            if name in self.line.params:
-                args[name] = str(self.line.params[name])
-        return args
+        passed = {name: str(value) for name, value in self.line.params.items()
+                  if name in PASSED_PARAMS}
+        return self.request_fields(args, params=passed)
 
     def _search(self, query: str, args: dict[str, Any]) -> Any:
         timeout = self.line.params.get("timeout", 5)

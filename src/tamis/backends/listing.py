@@ -27,7 +27,8 @@ def describe_lines(config: Config, store: Store | None, env: Mapping[str, str], 
     out: list[dict[str, Any]] = []
     for line in config.backends:
         adapter = make_adapter(line, max_results=config.max_results,
-                               max_chars=config.max_chars, pool_strategy=config.pool_strategy)
+                               max_chars=config.max_chars, pool_strategy=config.pool_strategy,
+                               env=env)
         keys: list[dict[str, Any]] = []
         secrets = [env[name] for name in adapter.key_envs() if env.get(name)]
         for name in adapter.key_envs():
