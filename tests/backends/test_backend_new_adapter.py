@@ -78,6 +78,11 @@ def test_zero_config_and_listed_by_tamis_backends(copy: Path) -> None:
     assert KEY not in listed.stdout
     text = run(copy, "-c", ENTRY, "backends", env={"ACME_API_KEY": KEY})
     assert "- acme (acme): https://api.acme.example/api/search  [ready]" in text.stdout
+    kinds = run(copy, "-c", ENTRY, "backends", "--types")
+    assert ("- acme: Acme: a JSON web search API (key needed)\n"
+            "    key: required, ACME_API_KEY; endpoint: https://api.acme.example/api/search\n"
+            "    supports: query only\n"
+            "    zero config: a line when ACME_API_KEY is set\n") in kinds.stdout
     without = run(copy, "-c", ENTRY, "backends", "--json")  # the variable unset: no acme line
     assert [x["name"] for x in json.loads(without.stdout)["lines"]] == ["ddgs"]
 

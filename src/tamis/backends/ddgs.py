@@ -34,11 +34,21 @@ from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, ZeroConf
 from tamis.models import SearchRequest
 
 UNREACHABLE = re.compile(r"dns|resolv|connect|unreachable|timed? ?out|network", re.I)
-NO_NETWORK = ("cannot reach the public search engines ddgs reads (no internet connection, or"
-              " DNS does not resolve); to search through a backend of your own, set SEARXNG_URL"
-              " (e.g. http://127.0.0.1:8888) or a key variable (TAVILY_API_KEY, BRAVE_API_KEY,"
-              " EXA_API_KEY, SERPER_API_KEY, FIRECRAWL_API_KEY), or name lines in a config file"
-              " (docs/configuration.md)")
+
+
+def no_network_message() -> str:
+    """What to do when the public engines cannot be reached: the zero-config key variables
+    come from the adapters' declarations."""
+    from tamis.backends.registry import zero_config_classes
+
+    keys = [cls.zero_config.key_env for cls in zero_config_classes()
+            if cls.zero_config and cls.zero_config.key_env]
+    return ("cannot reach the public search engines ddgs reads (no internet connection, or"
+            " DNS does not resolve); to search through a backend of your own, set SEARXNG_URL"
+            f" (e.g. http://127.0.0.1:8888) or a key variable ({', '.join(keys)}), or name"
+            " lines in a config file (docs/configuration.md)")
+
+
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 SAFESEARCH = {0: "off", 1: "moderate", 2: "on"}
 PASSED_PARAMS = ("region", "backend", "safesearch")  # the params handed to DDGS.text
@@ -101,7 +111,7 @@ class DDGSAdapter(Adapter):
                 return Parsed()
             if UNREACHABLE.search(message):
                 # The library's own text is a Rust debug string cut mid-word: say what it means.
-                raise AnswerError(NO_NETWORK, rest_key=True) from None
+                raise AnswerError(no_network_message(), rest_key=True) from None
             raise AnswerError(f"ddgs: {type(exc).__name__}: {message[:200]}") from None
         return self.hits_from(items if isinstance(items, list) else [], url="href",
                               title="title", snippet=("body",))
