@@ -121,3 +121,13 @@ def test_in_the_generated_docs(copy: Path) -> None:
             " `https://api.acme.example/api/search` | `ACME_API_KEY` |"
             " `Authorization: Bearer <key>` |") in manual
     assert run(copy, "-m", "tamis.backends.catalog", "--check").returncode == 0
+
+
+def test_a_broken_adapter_file_is_one_error_line(copy: Path) -> None:
+    (copy / "src" / "tamis" / "backends" / "broken.py").write_text(
+        '"""Broken."""\nimport no_such_module_anywhere\n', "utf-8")
+    listed = run(copy, "-c", ENTRY, "backends", env={"ACME_API_KEY": KEY})
+    assert listed.returncode == 2 and listed.stdout == ""
+    assert listed.stderr == (
+        "error: backend module tamis.backends.broken cannot be imported: ModuleNotFoundError:"
+        " No module named 'no_such_module_anywhere'\n")

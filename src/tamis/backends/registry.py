@@ -36,13 +36,22 @@ if TYPE_CHECKING:
     from tamis.policy.schema import Config
 
 
+class DeclarationError(ConfigError, TypeError):
+    """An adapter module that cannot be imported, or whose declaration tamis could not use:
+    one ``error:`` line naming the module, like any other config error."""
+
+
 @functools.cache
 def adapters() -> dict[str, type[Adapter]]:
     """type (or alias) -> adapter class, from every module of the backends package."""
     found: dict[str, type[Adapter]] = {}
     package = tamis.backends
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+        except Exception as exc:  # a broken adapter file is named, never a traceback
+            raise DeclarationError(f"backend module {package.__name__}.{info.name} cannot be"
+                                   f" imported: {type(exc).__name__}: {exc}") from None
         for cls in list(vars(module).values()):
             if not (isinstance(cls, type) and issubclass(cls, Adapter)
                     and cls.__module__ == module.__name__ and cls.type):
@@ -50,7 +59,7 @@ def adapters() -> dict[str, type[Adapter]]:
             check_declaration(cls)
             for name in (cls.type, *cls.aliases):
                 if name in found:
-                    raise TypeError(f"backend type {name!r} is declared twice: by"
+                    raise DeclarationError(f"backend type {name!r} is declared twice: by"
                                     f" {found[name].__module__} and {cls.__module__}")
                 found[name] = cls
     return dict(sorted(found.items()))
@@ -67,20 +76,20 @@ def check_declaration(cls: type[Adapter]) -> None:
     mistake, found when the package is scanned)."""
     where = f"backend {cls.__module__}.{cls.__name__}"
     if cls.auth_style and cls.auth_style not in AUTH_HEADERS:
-        raise TypeError(f"{where}: auth_style {cls.auth_style!r} is not one of"
+        raise DeclarationError(f"{where}: auth_style {cls.auth_style!r} is not one of"
                         f" {sorted(AUTH_HEADERS)} or ''")
     unknown = set(cls.options) - set(LineConfig.model_fields)
     if unknown:
-        raise TypeError(f"{where}: options {sorted(unknown)} are not line keys")
+        raise DeclarationError(f"{where}: options {sorted(unknown)} are not line keys")
     if set(cls.options) & set(COMMON_KEYS):
-        raise TypeError(f"{where}: options repeat keys every line has")
-    zero = cls.zero_config
-    for name in (zero.variables() if zero else []) + [cls.default_key_env or "X"]:
+        raise DeclarationError(f"{where}: options repeat keys every line has")
+    variables = cls.zero_config.variables() if cls.zero_config else []
+    for name in [*variables, *([cls.default_key_env] if cls.default_key_env else [])]:
         if not ENV_NAME.fullmatch(name):
-            raise TypeError(f"{where}: {name!r} is not an environment variable name")
+            raise DeclarationError(f"{where}: {name!r} is not an environment variable name")
     module = importlib.import_module(cls.__module__)
     if not (module.__doc__ or "").strip():
-        raise TypeError(f"{where}: the module has no docstring (it is the backend's manual)")
+        raise DeclarationError(f"{where}: the module has no docstring (it is the backend's manual)")
 
 
 def known_types() -> list[str]:
