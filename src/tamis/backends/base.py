@@ -243,7 +243,10 @@ class Adapter:
         tamis sets from the request) over both (the rule in the module docstring).
         ``params``: the line's params as this adapter passes them on (default: all of them)."""
         given = self.line.params if params is None else params
-        return {**(defaults or {}), **given, **asked}
+        fields = dict(asked)  # the request's fields first, in the adapter's order
+        for name, value in {**(defaults or {}), **given}.items():
+            fields.setdefault(name, value)
+        return fields
 
     # -- the two methods an HTTP adapter implements ---------------------------------------
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
