@@ -136,7 +136,7 @@ class Tamis:
             await self.client.aclose()
 
     def adapters(self) -> list[Any]:
-        return make_adapters(self.config)
+        return make_adapters(self.config, env=self.env)
 
     async def search(self, request: SearchRequest | str, *, extract: bool = True,
                      explain: bool = False, max_results: int | None = None,

@@ -13,14 +13,5 @@ class ConfigError(TamisError):
     """A config file is missing, unreadable, not YAML, or does not fit the schema."""
 
 
-class BackendError(TamisError):
-    """A backend (line) could not be asked or answered in a way tamis cannot read."""
-
-    def __init__(self, line: str, message: str) -> None:
-        self.line = line
-        self.message = message
-        super().__init__(f"backend {line!r}: {message}")
-
-
 class SearchFailed(TamisError):
     """The search as a whole could not run (every line failed, a required line failed...)."""

@@ -1,12 +1,34 @@
-"""The one interface every backend adapter implements.
+"""The one interface every backend adapter implements, and what an adapter declares.
 
-An adapter is one module in this folder with one ``Adapter`` subclass. It declares what it
-supports and where it lives, builds an HTTP request for a query, and parses an answer into
-``RawHit``s. The fan-out (``tamis.pipeline.fanout``) does the rest: keys, rests, failover,
-cache, deadline. An adapter that does not speak HTTP (replay, ddgs) overrides ``fetch``.
+An adapter is one module in this folder with one ``Adapter`` subclass. The registry finds it
+by scanning the modules of this package (``tamis.backends.registry``): no list to edit. The
+class declares what it is, and everything else is made from the declaration:
 
-Adding a backend is one file plus its tests: subclass ``Adapter``, register its ``type`` in
-``registry.py``, and document its config keys in the module docstring (it is the manual).
+- ``type`` (and ``aliases``): the name a line's ``type:`` (or a bare ``name:``) selects;
+- ``options``: the line keys it reads beyond the ones every line has (docs, ``tamis backends``);
+- ``auth_style``, ``default_key_env``, ``supports`` (paging, time range, ..., key needed);
+- ``zero_config``: the environment variables that make a line of it with no config file
+  (``ZeroConfig``), and its place in the zero-config order;
+- its module docstring, whose first line is its summary in the generated tables and whose
+  body is its manual.
+
+The config schema's checks, the zero-config lines, ``tamis backends`` and the backend tables of
+README.md and docs/configuration.md (``python -m tamis.backends.catalog``) are all read from
+these declarations. CONTRIBUTING.md walks through adding one.
+
+An adapter builds an HTTP request for a query (``build_request``) and parses an answer into
+``RawHit``s (``parse``). The fan-out (``tamis.pipeline.fanout``) does the rest: keys, rests,
+failover, cache, deadline. An adapter that does not speak HTTP (recorded, ddgs) overrides
+``fetch``.
+
+**Params versus the request: one rule.** The fields an adapter sends are built by
+``request_fields(asked, defaults)``: the adapter's own defaults, then the line's ``params``
+over them, then what tamis sets from the request (query, count, paging, time range,
+language, domains, safesearch...) over both. A line's ``params`` add fields and change the
+adapter's defaults (e.g. Tavily's ``search_depth``), and never override a request value.
+
+**One environment.** An adapter reads environment variables only from ``self.env``, the
+mapping it was built with (``make_adapter(..., env=...)``), never from ``os.environ``.
 
 Keys never pass through an adapter's hands except in ``build_request`` (which puts the key in
 a header via ``auth_headers``); messages an adapter raises never contain one.
@@ -15,18 +37,30 @@ a header via ``auth_headers``); messages an adapter raises never contain one.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.models import Note, RawHit, SearchRequest
-from tamis.policy.schema import LineConfig
+from tamis.policy.schema import AuthStyle, LineConfig
 from tamis.text import clean_text
 
 if TYPE_CHECKING:
     import httpx
 
-AuthStyle = Literal["bearer", "x-api-key", "x-subscription-token", ""]
+# How each auth style carries a key: (header name, value made from the key). The schema's
+# ``AuthStyle`` names the same styles (checked below); "" sends no key header.
+AUTH_HEADERS: dict[str, tuple[str, str]] = {
+    "bearer": ("Authorization", "Bearer {key}"),
+    "x-api-key": ("x-api-key", "{key}"),  # header names are case-insensitive: X-API-KEY too
+    "x-subscription-token": ("X-Subscription-Token", "{key}"),
+}
+if set(AUTH_HEADERS) | {""} != set(get_args(AuthStyle)):  # pragma: no cover - a typo here
+    raise TypeError("AUTH_HEADERS and tamis.policy.schema.AuthStyle name different styles")
+
+# Line keys every line has, whatever its adapter; ``Adapter.options`` names the others it reads.
+COMMON_KEYS = ("name", "type", "enabled", "required", "weight", "pool_strategy", "base_url",
+               "search_path", "auth_style", "api_key_env", "credentials", "params")
 
 
 @dataclass(frozen=True)
@@ -48,6 +82,38 @@ class Supports:
         """Short words for listings: 'paging', 'time_range', ..., 'key:required'."""
         words = [name for name, value in asdict(self).items() if value is True]
         return [*words, f"key:{self.key}"]
+
+
+@dataclass(frozen=True)
+class ZeroConfig:
+    """How environment variables make a line of this adapter when no config names lines.
+
+    The line is made when ``url_env`` or ``key_env`` is set: its ``base_url`` is the value of
+    ``url_env`` (checked as a URL, never echoed), and it reads its key from ``key_env`` only
+    when that variable is set. ``order`` places it among the zero-config lines (the built-in
+    ones use 10..60; lines of equal order go by type name). A ``fallback`` adapter's line is
+    made, with no variable, only when no other line was. ``note`` says in the docs what the
+    line is (e.g. "that instance").
+    """
+
+    url_env: str | None = None
+    key_env: str | None = None
+    order: int = 100
+    fallback: bool = False
+    note: str = ""
+
+    def variables(self) -> list[str]:
+        return [name for name in (self.url_env, self.key_env) if name]
+
+    def line(self, name: str, env: Mapping[str, str]) -> LineConfig | None:
+        """The line the environment makes, or None when none of the variables is set."""
+        if self.fallback:
+            return LineConfig(name=name)
+        if not any(env.get(variable) for variable in self.variables()):
+            return None
+        base_url = env.get(self.url_env) or None if self.url_env else None
+        key_env = self.key_env if self.key_env and env.get(self.key_env) else None
+        return LineConfig(name=name, base_url=base_url, api_key_env=key_env)
 
 
 @dataclass
@@ -88,6 +154,10 @@ class Adapter:
     """Base class of every backend. Subclasses set the class attributes and two methods."""
 
     type: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()  # other type names that select this adapter
+    options: ClassVar[tuple[str, ...]] = ()  # line keys read beyond COMMON_KEYS
+    zero_config: ClassVar[ZeroConfig | None] = None
+    endpoint_doc: ClassVar[str | None] = None  # for the docs, when not base_url + path
     supports: ClassVar[Supports] = Supports()
     default_base_url: ClassVar[str | None] = None
     default_search_path: ClassVar[str] = ""
@@ -98,8 +168,10 @@ class Adapter:
     max_count: ClassVar[int] = 100  # the most results the provider returns in one answer
 
     def __init__(self, line: LineConfig, *, max_results: int = 8, max_chars: int = 400,
-                 pool_strategy: str | None = None) -> None:
+                 pool_strategy: str | None = None, env: Mapping[str, str] | None = None
+                 ) -> None:
         self.line = line
+        self.env: Mapping[str, str] = {} if env is None else env
         self.name = line.name
         self.max_results = max_results
         self.max_chars = max_chars
@@ -160,13 +232,21 @@ class Adapter:
         if not key:
             return {}
         style = self.line.auth_style if self.line.auth_style is not None else self.auth_style
-        if style == "bearer":
-            return {"Authorization": f"Bearer {key}"}
-        if style == "x-api-key":  # header names are case-insensitive: X-API-KEY is the same
-            return {"x-api-key": key}
-        if style == "x-subscription-token":
-            return {"X-Subscription-Token": key}
-        return {}
+        if style not in AUTH_HEADERS:
+            return {}
+        header, value = AUTH_HEADERS[style]
+        return {header: value.format(key=key)}
+
+    def request_fields(self, asked: Mapping[str, Any], defaults: Mapping[str, Any] | None = None,
+                       *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The fields to send: ``defaults``, the line's ``params`` over them, ``asked`` (what
+        tamis sets from the request) over both (the rule in the module docstring).
+        ``params``: the line's params as this adapter passes them on (default: all of them)."""
+        given = self.line.params if params is None else params
+        fields = dict(asked)  # the request's fields first, in the adapter's order
+        for name, value in {**(defaults or {}), **given}.items():
+            fields.setdefault(name, value)
+        return fields
 
     # -- the two methods an HTTP adapter implements ---------------------------------------
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
@@ -212,24 +292,16 @@ class Adapter:
             published=published if isinstance(published, str) and published else None,
         )
 
-    def hits_from(self, items: Any, *, url: str, title: str, snippet: tuple[str, ...],
-                  published: tuple[str, ...] = (), position: str | None = None) -> Parsed:
-        """Read a list of result objects by field name; count items without a url."""
+    def collect(self, items: Any, read: Callable[[dict[str, Any], int], RawHit | None]
+                ) -> Parsed:
+        """Hits from a list of result objects, ``read(item, position)`` making each; items
+        that are not objects or give no hit (no usable url) are counted in one note."""
         parsed = Parsed()
         skipped = 0
         if not isinstance(items, list):
             return parsed
         for index, item in enumerate(items, start=1):
-            if not isinstance(item, dict):
-                skipped += 1
-                continue
-            text = next((item[f] for f in snippet if isinstance(item.get(f), str) and item[f]),
-                        "")
-            when = next((item[f] for f in published if isinstance(item.get(f), str)), None)
-            pos = item.get(position) if position else None
-            rank = pos if isinstance(pos, int) and not isinstance(pos, bool) and pos >= 1 else (
-                index)
-            one = self.hit(item.get(url), item.get(title), text, rank, published=when)
+            one = read(item, index) if isinstance(item, dict) else None
             if one is None:
                 skipped += 1
                 continue
@@ -237,6 +309,21 @@ class Adapter:
         if skipped:
             parsed.notes.append(skipped_note(self.name, skipped))
         return parsed
+
+    def hits_from(self, items: Any, *, url: str, title: str, snippet: tuple[str, ...],
+                  published: tuple[str, ...] = (), position: str | None = None) -> Parsed:
+        """Read a list of result objects by field name; count items without a url."""
+
+        def read(item: dict[str, Any], index: int) -> RawHit | None:
+            text = next((item[f] for f in snippet if isinstance(item.get(f), str) and item[f]),
+                        "")
+            when = next((item[f] for f in published if isinstance(item.get(f), str)), None)
+            pos = item.get(position) if position else None
+            rank = pos if isinstance(pos, int) and not isinstance(pos, bool) and pos >= 1 else (
+                index)
+            return self.hit(item.get(url), item.get(title), text, rank, published=when)
+
+        return self.collect(items, read)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

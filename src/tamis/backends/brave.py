@@ -26,7 +26,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, language_code
+from tamis.backends.base import (
+    Adapter,
+    AnswerError,
+    HttpRequest,
+    Parsed,
+    Supports,
+    ZeroConfig,
+    language_code,
+)
 from tamis.models import SearchRequest
 
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
@@ -41,6 +49,7 @@ class Brave(Adapter):
     default_search_path = "/res/v1/web/search"
     default_key_env = "BRAVE_API_KEY"
     auth_style = "x-subscription-token"
+    zero_config = ZeroConfig(key_env="BRAVE_API_KEY", order=30)
     max_count = 20
 
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
@@ -54,8 +63,7 @@ class Brave(Adapter):
             params["search_lang"] = lang
         if request.safesearch is not None:
             params["safesearch"] = SAFESEARCH[request.safesearch]
-        for name, value in self.line.params.items():
-            params.setdefault(name, value)
+        params = self.request_fields(params)
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         return HttpRequest("GET", self.search_url(), params=params, headers=headers)
 

@@ -6,6 +6,9 @@ Config::
       - name: ddgs
         params: {region: us-en, backend: auto, timeout: 5}   # all optional
 
+``region``, ``backend`` and ``safesearch`` are passed to ``DDGS.text``, unless the request
+sets the same (a request's language sets the region, its safesearch the safesearch).
+
 No key and no base_url: ``ddgs`` scrapes public engines' result pages itself, so it does
 not go through tamis's HTTP client. It is blocking, so it runs in a worker thread
 (``asyncio.to_thread``) and never stalls the other lines; its own ``timeout`` (5 s by
@@ -27,17 +30,28 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, country_code
+from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, ZeroConfig, country_code
 from tamis.models import SearchRequest
 
 UNREACHABLE = re.compile(r"dns|resolv|connect|unreachable|timed? ?out|network", re.I)
-NO_NETWORK = ("cannot reach the public search engines ddgs reads (no internet connection, or"
-              " DNS does not resolve); to search through a backend of your own, set SEARXNG_URL"
-              " (e.g. http://127.0.0.1:8888) or a key variable (TAVILY_API_KEY, BRAVE_API_KEY,"
-              " EXA_API_KEY, SERPER_API_KEY, FIRECRAWL_API_KEY), or name lines in a config file"
-              " (docs/configuration.md)")
+
+
+def no_network_message() -> str:
+    """What to do when the public engines cannot be reached: the zero-config key variables
+    come from the adapters' declarations."""
+    from tamis.backends.registry import zero_config_classes
+
+    keys = [cls.zero_config.key_env for cls in zero_config_classes()
+            if cls.zero_config and cls.zero_config.key_env]
+    return ("cannot reach the public search engines ddgs reads (no internet connection, or"
+            " DNS does not resolve); to search through a backend of your own, set SEARXNG_URL"
+            f" (e.g. http://127.0.0.1:8888) or a key variable ({', '.join(keys)}), or name"
+            " lines in a config file (docs/configuration.md)")
+
+
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 SAFESEARCH = {0: "off", 1: "moderate", 2: "on"}
+PASSED_PARAMS = ("region", "backend", "safesearch")  # the params handed to DDGS.text
 
 
 def _default_factory(**kwargs: Any) -> Any:
@@ -51,6 +65,9 @@ class DDGSAdapter(Adapter):
     supports = Supports(paging=True, time_range=True, language=True, safesearch=True,
                         key="none")
     speaks_http = False
+    endpoint_doc = "the `ddgs` library, in a worker thread"
+    zero_config = ZeroConfig(fallback=True,
+                             note="keyless web search through the `ddgs` library")
 
     def __init__(self, line: Any, **kwargs: Any) -> None:
         super().__init__(line, **kwargs)
@@ -75,10 +92,9 @@ class DDGSAdapter(Adapter):
             args["safesearch"] = SAFESEARCH[request.safesearch]
         if request.pageno and request.pageno > 1:
             args["page"] = request.pageno
-        for name in ("region", "backend", "safesearch"):
-            if name in self.line.params:
-                args[name] = str(self.line.params[name])
-        return args
+        passed = {name: str(value) for name, value in self.line.params.items()
+                  if name in PASSED_PARAMS}
+        return self.request_fields(args, params=passed)
 
     def _search(self, query: str, args: dict[str, Any]) -> Any:
         timeout = self.line.params.get("timeout", 5)
@@ -95,7 +111,7 @@ class DDGSAdapter(Adapter):
                 return Parsed()
             if UNREACHABLE.search(message):
                 # The library's own text is a Rust debug string cut mid-word: say what it means.
-                raise AnswerError(NO_NETWORK, rest_key=True) from None
+                raise AnswerError(no_network_message(), rest_key=True) from None
             raise AnswerError(f"ddgs: {type(exc).__name__}: {message[:200]}") from None
         return self.hits_from(items if isinstance(items, list) else [], url="href",
                               title="title", snippet=("body",))

@@ -12,7 +12,7 @@ Request: ``POST {base_url}/search`` (base ``https://api.exa.ai``) with header
 ``includeDomains``, ``excludeDomains``, ``startPublishedDate`` (ISO 8601, now minus the
 time_range). Contents: ``contents.highlights`` with ``maxCharacters`` = the snippet cap, so
 each result carries a short query-relevant passage (not the whole page). ``params`` adds
-body fields.
+body fields (and may change ``contents``), never overriding one set from the request.
 
 Answer read: ``results[{title, url, publishedDate, text?, summary?, highlights?}]``; the
 snippet is the summary, else the highlights joined, else the text (capped).
@@ -35,9 +35,9 @@ from tamis.backends.base import (
     HttpRequest,
     Parsed,
     Supports,
-    skipped_note,
+    ZeroConfig,
 )
-from tamis.models import SearchRequest
+from tamis.models import RawHit, SearchRequest
 
 
 class Exa(Adapter):
@@ -47,14 +47,11 @@ class Exa(Adapter):
     default_search_path = "/search"
     default_key_env = "EXA_API_KEY"
     auth_style = "x-api-key"
+    zero_config = ZeroConfig(key_env="EXA_API_KEY", order=40)
     max_count = 100
 
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
-        body: dict[str, Any] = {
-            "query": request.query,
-            "numResults": self.count(request),
-            "contents": {"highlights": {"maxCharacters": self.max_chars}},
-        }
+        body: dict[str, Any] = {"query": request.query, "numResults": self.count(request)}
         if request.include_domains:
             body["includeDomains"] = list(request.include_domains)
         if request.exclude_domains:
@@ -62,32 +59,23 @@ class Exa(Adapter):
         if request.time_range:
             start = datetime.now(UTC) - timedelta(days=TIME_RANGE_DAYS[request.time_range])
             body["startPublishedDate"] = start.strftime("%Y-%m-%dT00:00:00.000Z")
-        body.update(self.line.params)
+        body = self.request_fields(
+            body, {"contents": {"highlights": {"maxCharacters": self.max_chars}}})
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         return HttpRequest("POST", self.search_url(), json=body, headers=headers)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
             raise AnswerError("answer is not Exa JSON (no 'results' list)")
-        parsed = Parsed()
-        skipped = 0
-        for index, item in enumerate(payload["results"], start=1):
-            if not isinstance(item, dict):
-                skipped += 1
-                continue
-            snippet = item.get("summary")
-            if not isinstance(snippet, str) or not snippet:
-                highlights = item.get("highlights")
-                if isinstance(highlights, list):
-                    snippet = " … ".join(h for h in highlights if isinstance(h, str))
-            if not isinstance(snippet, str) or not snippet:
-                snippet = item.get("text")
-            one = self.hit(item.get("url"), item.get("title"), snippet, index,
-                           published=item.get("publishedDate"))
-            if one is None:
-                skipped += 1
-                continue
-            parsed.hits.append(one)
-        if skipped:
-            parsed.notes.append(skipped_note(self.name, skipped))
-        return parsed
+        return self.collect(payload["results"], self.read)
+
+    def read(self, item: dict[str, Any], index: int) -> RawHit | None:
+        snippet = item.get("summary")
+        if not isinstance(snippet, str) or not snippet:
+            highlights = item.get("highlights")
+            if isinstance(highlights, list):
+                snippet = " … ".join(h for h in highlights if isinstance(h, str))
+        if not isinstance(snippet, str) or not snippet:
+            snippet = item.get("text")
+        return self.hit(item.get("url"), item.get("title"), snippet, index,
+                        published=item.get("publishedDate"))

@@ -17,7 +17,7 @@ A self-hosted base_url sends no key unless the line names one with ``api_key_env
 
 Request: ``POST {base_url}/v1/search`` with a JSON body ``query``, ``limit``, and ``tbs``
 (``qdr:d``/``w``/``m``/``y`` from time_range) when asked; ``params`` adds body fields
-(e.g. ``lang``, ``country``, ``location``).
+(e.g. ``lang``, ``country``, ``location``), never overriding one set from the request.
 
 Answer read: v1 ``{"success": true, "data": [{url, title, description}]}`` and v2
 ``{"success": true, "data": {"web": [{url, title, description}]}}``. ``success: false``
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports
+from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
 from tamis.models import SearchRequest
 
 HOSTED = "https://api.firecrawl.dev"
@@ -47,6 +47,10 @@ class Firecrawl(Adapter):
     default_key_env = "FIRECRAWL_API_KEY"
     auth_style = "bearer"
     max_count = 100
+    zero_config = ZeroConfig(
+        url_env="FIRECRAWL_URL", key_env="FIRECRAWL_API_KEY", order=60,
+        note="hosted (api.firecrawl.dev) with `FIRECRAWL_API_KEY`; with `FIRECRAWL_URL`, that"
+             " self-hosted instance (with `FIRECRAWL_API_KEY` only if it is set)")
 
     def hosted(self) -> bool:
         return (self.line.base_url or HOSTED).rstrip("/") == HOSTED
@@ -64,7 +68,7 @@ class Firecrawl(Adapter):
         body: dict[str, Any] = {"query": request.query, "limit": self.count(request)}
         if request.time_range:
             body["tbs"] = TBS[request.time_range]
-        body.update(self.line.params)
+        body = self.request_fields(body)
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         return HttpRequest("POST", self.search_url(), json=body, headers=headers)
 

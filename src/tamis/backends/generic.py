@@ -11,7 +11,7 @@ Config::
         count_param: max_results         # the field the result count goes in; "" for none
         auth_style: bearer               # bearer (default), x-api-key, or "" for no key header
         api_key_env: MY_SEARCH_KEY       # or credentials: [KEY_A, KEY_B]; none: keyless
-        params: {lang: en}               # fixed extra fields
+        params: {lang: en}               # fixed extra fields (never over query and count)
 
 A line that names key variables needs one of them set; a line that names none is asked
 without a key. ``auth_style: ""`` with key variables is refused at start (the keys would
@@ -41,6 +41,8 @@ class Generic(Adapter):
     type = "generic"
     supports = Supports(key="optional")
     auth_style = "bearer"
+    options = ("query_param", "count_param", "method")
+    endpoint_doc = "`base_url` + `search_path`"
 
     def __init__(self, line: LineConfig, **kwargs: Any) -> None:
         super().__init__(line, **kwargs)
@@ -57,8 +59,7 @@ class Generic(Adapter):
         count_param = "max_results" if self.line.count_param is None else self.line.count_param
         if count_param:
             fields[count_param] = self.count(request)
-        for name, value in self.line.params.items():
-            fields.setdefault(name, value)
+        fields = self.request_fields(fields)
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         if (self.line.method or "POST") == "GET":
             return HttpRequest("GET", self.search_url(), params=fields, headers=headers)

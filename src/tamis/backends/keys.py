@@ -109,10 +109,6 @@ class KeyPool:
     def sole_key(self) -> bool:
         return len(self.envs) == 1
 
-    def secrets(self) -> list[str]:
-        """Every key value of the pool, for scrubbing messages (never for display)."""
-        return [self.env[name] for name in self.envs if self.env.get(name)]
-
     def malformed(self) -> dict[str, str]:
         """Variables whose value cannot go in a header (line break...): name -> why."""
         out = {}
@@ -121,9 +117,6 @@ class KeyPool:
             if problem:
                 out[name] = problem
         return out
-
-    def unset(self) -> list[str]:
-        return [name for name in self.envs if not self.env.get(name)]
 
     def resting(self) -> list[Rest]:
         now = self.now()

@@ -1,4 +1,5 @@
-"""What ``tamis backends`` shows: every line, where it asks, its keys, what it supports.
+"""What ``tamis backends`` shows: every line, where it asks, its keys, what it supports; and
+with ``--types``, every adapter type tamis knows, read from the adapters' declarations.
 
 Key variables are shown by NAME with whether each is set and whether it rests (and until
 when, from the store), never their values.
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tamis.backends.keys import format_until, read_rest
-from tamis.backends.registry import adapter_type, make_adapter
+from tamis.backends.registry import adapter_classes, adapter_type, make_adapter
 from tamis.policy.schema import Config
 from tamis.redact import scrub
 from tamis.store.base import Store
@@ -27,7 +28,8 @@ def describe_lines(config: Config, store: Store | None, env: Mapping[str, str], 
     out: list[dict[str, Any]] = []
     for line in config.backends:
         adapter = make_adapter(line, max_results=config.max_results,
-                               max_chars=config.max_chars, pool_strategy=config.pool_strategy)
+                               max_chars=config.max_chars, pool_strategy=config.pool_strategy,
+                               env=env)
         keys: list[dict[str, Any]] = []
         secrets = [env[name] for name in adapter.key_envs() if env.get(name)]
         for name in adapter.key_envs():
@@ -87,4 +89,45 @@ def format_lines(lines: list[dict[str, Any]], source: str) -> str:
             rows.append(f"    keys: none ({kind})")
         supported = [name for name, value in info["supports"].items() if value is True]
         rows.append(f"    supports: {', '.join(supported) or 'query only'}")
+    return "\n".join(rows)
+
+
+def describe_types() -> list[dict[str, Any]]:
+    """One dict per adapter type, by name: what its class declares."""
+    from tamis.backends.catalog import endpoint, summary
+
+    out: list[dict[str, Any]] = []
+    for cls in adapter_classes():
+        zero = cls.zero_config
+        out.append({
+            "type": cls.type,
+            "aliases": list(cls.aliases),
+            "summary": summary(cls).replace("`", ""),
+            "endpoint": endpoint(cls).replace("`", ""),
+            "key": cls.supports.key,
+            "key_env": cls.default_key_env,
+            "auth_style": cls.auth_style if cls.supports.key != "none" else "",
+            "supports": cls.supports.as_dict(),
+            "options": list(cls.options),
+            "zero_config": None if zero is None else {
+                "variables": zero.variables(), "order": zero.order, "fallback": zero.fallback},
+        })
+    return out
+
+
+def format_types(types: list[dict[str, Any]]) -> str:
+    """The human listing of ``tamis backends --types``."""
+    rows = [f"{len(types)} backend type(s)"]
+    for info in types:
+        also = f" (also {', '.join(info['aliases'])})" if info["aliases"] else ""
+        rows.append(f"- {info['type']}{also}: {info['summary']}")
+        key = info["key"] + (f", {info['key_env']}" if info["key_env"] else "")
+        rows.append(f"    key: {key}; endpoint: {info['endpoint']}")
+        supported = [name for name, value in info["supports"].items() if value is True]
+        rows.append(f"    supports: {', '.join(supported) or 'query only'}")
+        zero = info["zero_config"]
+        if zero:
+            made = "when no other line is" if zero["fallback"] else (
+                "when " + " or ".join(zero["variables"]) + " is set")
+            rows.append(f"    zero config: a line {made}")
     return "\n".join(rows)

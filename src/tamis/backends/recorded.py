@@ -1,4 +1,6 @@
-"""Recorded: what each line answered when ``tamis check --record DIR`` ran. No network.
+"""Recorded: answers saved in a folder, one JSON file per query. No network.
+
+What each line answered when ``tamis check --record DIR`` ran, or bare SearXNG answers.
 
 ``tamis check --replay DIR`` (and ``tamis compare --replay DIR``) replaces every configured
 line by a ``recorded`` line of the same name, so the whole pipeline runs offline on the
@@ -7,10 +9,12 @@ It can also be configured by hand::
 
     backends:
       - name: tavily          # the line whose recorded answers this line gives back
-        type: recorded
+        type: recorded        # ``replay`` is the same adapter (its older name)
         path: ./recordings    # folder of <query-slug>.json files
 
-A query's file is its slug (``tamis.backends.replay.query_slug``). Its format::
+A query's file is its slug (``query_slug``): lowercased, every run of characters other than
+a-z and 0-9 replaced by '-', e.g. ``proxmox-thin-pool-metadata-exhaustion-recovery.json``.
+Its format::
 
     {"format": "tamis-recording/1", "query": "...", "recorded_at": "2026-...Z",
      "lines": [{"line": "tavily", "type": "tavily", "endpoint": "https://...",
@@ -21,23 +25,24 @@ A line answers exactly what it answered when recorded: its hits (with their prov
 labels and positions) and its notes; a line that had failed, timed out or had no usable key
 fails again, with the recorded reason. An entry may carry a SearXNG ``format=json`` answer
 instead of ``answer`` (``{"line": "searxng", "searxng": {...}}``), read as the live SearXNG
-adapter reads it. A bare SearXNG answer file (the format of the ``replay`` adapter, e.g.
-``src/tamis/demo/*.json``) is the answer of a line whose ``params.searxng_files`` is true:
-the default for a hand-written line; ``--replay`` sets it on the config's SearXNG lines (or on
-its first line when it has none).
+adapter reads it. A bare SearXNG answer file (what ``tamis demo`` replays under a ``type:
+replay`` line: ``src/tamis/demo/*.json``) is the answer of a line whose
+``params.searxng_files`` is true: the default for a hand-written line; ``--replay`` sets it
+on the config's SearXNG lines (or on its first line when it has none).
 
-A query with no file, or a file with no entry for this line, fails the line with a note.
+A query with no file, or a file with no entry for this line, fails the line (status
+``failed``) with a note saying which file was missing: it never answers "no results".
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tamis.backends.base import Adapter, AnswerError, Parsed, Supports
-from tamis.backends.replay import query_slug
 from tamis.backends.searxng import parse_searxng
 from tamis.models import LineAnswer, SearchRequest
 
@@ -47,6 +52,11 @@ RECORDING_FORMAT = "tamis-recording/1"
 # appear twice after a replay.
 FANOUT_KINDS = frozenset({"line_empty", "line_failed", "line_timeout", "no_usable_key"})
 FAILURE_STATUSES = frozenset({"failed", "timeout", "no_key"})
+
+
+def query_slug(query: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", query.lower()).strip("-")
+    return slug[:120] or "empty"
 
 
 def is_recording(data: Any) -> bool:
@@ -74,20 +84,29 @@ def recorded_query(data: Any) -> str | None:
 
 class Recorded(Adapter):
     type = "recorded"
+    aliases = ("replay",)
+    options = ("path",)
+    endpoint_doc = "`path`: a folder of recorded answers (no network)"
     supports = Supports()
     speaks_http = False
     cacheable = False  # reading a file is faster than the cache
 
     def config_problems(self, env: Mapping[str, str]) -> list[tuple[str, str]]:
         if not self.line.path:
-            return [("path", "missing: a recorded line reads the folder of recordings named here")]
+            return [("path", f"missing: a {self.kind} line reads the folder of recordings"
+                             " named here")]
         if not self.folder().is_dir():
             return [("path", "is not a folder of recordings (no such directory)")]
         return []
 
+    @property
+    def kind(self) -> str:
+        """The type the line was given (``replay`` is an alias), for messages."""
+        return self.line.type or self.type
+
     def folder(self) -> Path:
         if not self.line.path:
-            raise AnswerError("recorded needs 'path': the folder of recordings")
+            raise AnswerError(f"{self.kind} needs 'path': the folder of recordings")
         return Path(self.line.path).expanduser()
 
     def endpoint(self) -> str:

@@ -6,7 +6,8 @@ Config::
       - name: searxng            # or any name, with type: searxng
         base_url: http://127.0.0.1:8888   # default: $SEARXNG_URL; a URL ending in /search
                                           # (the search page) is read as the instance
-        params: {engines: "bing,brave"}   # optional fixed parameters
+        params: {engines: "bing,brave"}   # optional fixed parameters (a request's own
+                                          # engines, language... win over them)
 
 No key. Supports paging (``pageno``), ``time_range``, ``language``, ``categories``,
 ``safesearch`` and ``engines``, passed through when given. A SearXNG instance must allow
@@ -21,13 +22,12 @@ become notes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, skipped_note
+from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
 from tamis.models import Note, RawHit, SearchRequest
 
 JSON_DISABLED = (
@@ -40,10 +40,12 @@ class SearXNG(Adapter):
     type = "searxng"
     supports = Supports(paging=True, time_range=True, language=True, categories=True,
                         safesearch=True, key="optional")
+    default_search_path = "/search"
+    zero_config = ZeroConfig(url_env="SEARXNG_URL", order=10, note="that instance")
 
     @property
     def base_url(self) -> str:
-        url = self.line.base_url or os.environ.get("SEARXNG_URL")
+        url = self.line.base_url or self.env.get("SEARXNG_URL")
         if not url:
             raise AnswerError("no base_url configured and SEARXNG_URL is not set")
         url = url.rstrip("/")
@@ -72,8 +74,7 @@ class SearXNG(Adapter):
             value = getattr(request, name)
             if value is not None:
                 params[name] = value
-        for name, value in self.line.params.items():
-            params.setdefault(name, value)
+        params = self.request_fields(params)
         headers = {"Accept": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -108,15 +109,11 @@ def refusal(response: httpx.Response) -> str | None:
 
 
 def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
-    """Read a SearXNG ``format=json`` answer (used by the replay adapter too)."""
+    """Read a SearXNG ``format=json`` answer (used by the recorded adapter too)."""
     if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
         raise AnswerError("answer is not SearXNG JSON (no 'results' list)")
-    hits: list[RawHit] = []
-    skipped = 0
-    for index, item in enumerate(payload["results"], start=1):
-        if not isinstance(item, dict):
-            skipped += 1
-            continue
+
+    def read(item: dict[str, Any], index: int) -> RawHit | None:
         engines = engine_order(item)
         positions = item.get("positions")
         if not isinstance(positions, list) or len(positions) != len(engines):
@@ -125,15 +122,12 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
                  for e, p in zip(engines, positions, strict=True)]
         hit = adapter.hit(item.get("url"), item.get("title"), item.get("content"), index,
                           published=item.get("publishedDate"))
-        if hit is None:
-            skipped += 1
-            continue
-        hit.engines = [f"{adapter.name}:{e}" for e, _ in pairs]
-        hit.positions = [p for _, p in pairs]
-        hits.append(hit)
-    notes: list[Note] = []
-    if skipped:
-        notes.append(skipped_note(adapter.name, skipped))
+        if hit is not None:
+            hit.engines = [f"{adapter.name}:{e}" for e, _ in pairs]
+            hit.positions = [p for _, p in pairs]
+        return hit
+
+    parsed = adapter.collect(payload["results"], read)
     engine_notes: list[Note] = []
     for entry in payload.get("unresponsive_engines") or []:
         if isinstance(entry, list | tuple) and entry:
@@ -142,8 +136,8 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
             engine_notes.append(Note(source=f"{adapter.name}:{engine}",
                                      kind="unresponsive_engine", message=why))
     # a set in searx: its order changes from one searx process to the next
-    notes += sorted(engine_notes, key=lambda n: (n.source, n.message))
-    return Parsed(hits=hits, notes=notes)
+    parsed.notes += sorted(engine_notes, key=lambda n: (n.source, n.message))
+    return parsed
 
 
 

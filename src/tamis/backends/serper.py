@@ -10,7 +10,8 @@ Config::
 Request: ``POST {base_url}/search`` (base ``https://google.serper.dev``) with header
 ``X-API-KEY: <key>`` and a JSON body: ``q``, ``num``, and when asked ``tbs`` (``qdr:d``,
 ``qdr:w``, ``qdr:m``, ``qdr:y`` from time_range), ``hl`` (language) and ``gl`` (country,
-from a language like ``en-US``), ``page`` (pageno). ``params`` adds body fields.
+from a language like ``en-US``), ``page`` (pageno). ``params`` adds body fields (never
+overriding one set from the request).
 
 Answer read: ``organic[{title, link, snippet, position, date}]``; ``position`` is kept as the
 provenance position, ``date`` as the published date.
@@ -30,6 +31,7 @@ from tamis.backends.base import (
     HttpRequest,
     Parsed,
     Supports,
+    ZeroConfig,
     country_code,
     language_code,
 )
@@ -45,6 +47,7 @@ class Serper(Adapter):
     default_search_path = "/search"
     default_key_env = "SERPER_API_KEY"
     auth_style = "x-api-key"
+    zero_config = ZeroConfig(key_env="SERPER_API_KEY", order=50)
     max_count = 100
 
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
@@ -59,7 +62,7 @@ class Serper(Adapter):
             body["gl"] = country
         if request.pageno and request.pageno > 1:
             body["page"] = request.pageno
-        body.update(self.line.params)
+        body = self.request_fields(body)
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         return HttpRequest("POST", self.search_url(), json=body, headers=headers)
 

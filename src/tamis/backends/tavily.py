@@ -11,7 +11,8 @@ Config::
 Request: ``POST {base_url}/search`` with ``Authorization: Bearer <key>`` and a JSON body
 ``query``, ``max_results`` (at most 20), ``search_depth``, ``topic``, and when asked
 ``time_range`` (day/week/month/year), ``include_domains``, ``exclude_domains``. Anything in
-``params`` is added to the body (e.g. ``country``, ``search_depth: advanced``).
+``params`` is added to the body (e.g. ``country``, ``search_depth: advanced``); it never
+overrides a field tamis sets from the request.
 
 Answer read: ``results[{title, url, content, score, published_date}]``; ``content`` is the
 snippet, ``published_date`` (news topic only) is kept.
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports
+from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
 from tamis.models import SearchRequest
 
 
@@ -36,22 +37,18 @@ class Tavily(Adapter):
     default_search_path = "/search"
     default_key_env = "TAVILY_API_KEY"
     auth_style = "bearer"
+    zero_config = ZeroConfig(key_env="TAVILY_API_KEY", order=20)
     max_count = 20
 
     def build_request(self, request: SearchRequest, key: str | None) -> HttpRequest:
-        body: dict[str, Any] = {
-            "query": request.query,
-            "max_results": self.count(request),
-            "search_depth": "basic",
-            "topic": "general",
-        }
+        body: dict[str, Any] = {"query": request.query, "max_results": self.count(request)}
         if request.time_range:
             body["time_range"] = request.time_range
         if request.include_domains:
             body["include_domains"] = list(request.include_domains)
         if request.exclude_domains:
             body["exclude_domains"] = list(request.exclude_domains)
-        body.update(self.line.params)
+        body = self.request_fields(body, {"search_depth": "basic", "topic": "general"})
         headers = {"Accept": "application/json", **self.auth_headers(key)}
         return HttpRequest("POST", self.search_url(), json=body, headers=headers)
 

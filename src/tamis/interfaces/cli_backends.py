@@ -1,4 +1,5 @@
-"""``tamis backends``: list every configured line, its endpoint and its keys (names only).
+"""``tamis backends``: list every configured line, its endpoint and its keys (names only);
+``--types``: every adapter type tamis knows (from the adapters' declarations, no config read).
 
 A thin shell over ``tamis.backends.listing``. Exit 0; a config error prints
 ``error: <message>`` on stderr and exits 2. A store that cannot be opened is a warning:
@@ -21,11 +22,19 @@ from tamis.interfaces.cli_common import friendly_errors
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of text.")
+@click.option("--types", "types", is_flag=True,
+              help="List every backend type tamis knows instead: key, endpoint, what it"
+              " supports, the variables that enable it with no config.")
 @friendly_errors
-def backends(config_path: str | None, as_json: bool) -> None:
+def backends(config_path: str | None, as_json: bool, types: bool) -> None:
     """List every line: type, endpoint, key variables (set? resting?), what it supports."""
-    from tamis.backends.listing import describe_lines, format_lines
+    from tamis.backends.listing import describe_lines, describe_types, format_lines, format_types
     from tamis.settings import load_config
+
+    if types:
+        known = describe_types()
+        click.echo(json.dumps({"types": known}, indent=2) if as_json else format_types(known))
+        return
     from tamis.store.base import open_store
 
     try:

@@ -40,6 +40,9 @@ from tamis.policy.schema_policy import (  # noqa: F401  (the policy section, re-
 )
 
 PoolStrategy = Literal["fill_first", "round_robin", "random"]
+# How a line sends its key; each style's header is in tamis.backends.base.AUTH_HEADERS (checked
+# to name the same styles). "" sends no key header.
+AuthStyle = Literal["bearer", "x-api-key", "x-subscription-token", ""]
 
 
 class LineConfig(Strict):
@@ -48,22 +51,23 @@ class LineConfig(Strict):
     name: str = Field(min_length=1)
     type: str | None = Field(
         default=None,
-        description="Adapter: searxng, tavily, brave, exa, serper, firecrawl, ddgs, replay,"
-        " generic. Default: the name when it is a known adapter, else generic.",
+        description="Adapter: one of the types the adapters in tamis/backends declare (checked"
+        " at load; listed in docs/configuration.md). Default: the name when it is a known"
+        " type, else generic.",
     )
     base_url: str | None = None
     search_path: str | None = None
     query_param: str | None = None
     count_param: str | None = None
     method: Literal["GET", "POST"] | None = None
-    auth_style: Literal["bearer", "x-api-key", ""] | None = None
+    auth_style: AuthStyle | None = None
     api_key_env: str | None = None
     credentials: list[str] = Field(default_factory=list)
     pool_strategy: PoolStrategy | None = None
     required: bool = False
     weight: float = Field(default=1.0, gt=0)
     params: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    path: str | None = Field(default=None, description="replay: folder of recorded answers")
+    path: str | None = Field(default=None, description="recorded (or replay): folder of recordings")
     enabled: bool = True
 
     @field_validator("api_key_env")

@@ -27,11 +27,11 @@ from tamis.backends.recorded import (
     RECORDING_FORMAT,
     is_recording,
     is_searxng_answer,
+    query_slug,
     read_file,
     recorded_query,
 )
 from tamis.backends.registry import adapter_type
-from tamis.backends.replay import query_slug
 from tamis.errors import ConfigError
 from tamis.models import LineAnswer, SearchRequest
 from tamis.pipeline.fanout import scrub
