@@ -12,7 +12,9 @@ import json
 import time
 from pathlib import Path
 
-from conftest import (
+from fake_searxng import FakeSearXNG, recorded
+from loopback import LoopbackServer, Reply, Request, free_port
+from trust_support import (
     BEST,
     FakeAPI,
     api_line,
@@ -21,8 +23,6 @@ from conftest import (
     searxng_line,
     write_config,
 )
-from fake_searxng import FakeSearXNG, recorded
-from loopback import LoopbackServer, Reply, Request, free_port
 
 from tamis.backends.keys import KeyPool
 from tamis.store.base import open_store

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import BEST, DEMO, PROXMOX, invoke, searxng_line, write_config
 from fake_searxng import FakeSearXNG
 from loopback import LoopbackServer, free_port
+from trust_support import BEST, DEMO, PROXMOX, invoke, searxng_line, write_config
 
 
 def test_compare_json_has_both_orders_and_every_fate(tmp_path: Path, searxng) -> None:

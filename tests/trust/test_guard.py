@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import BEST, DEMO, PROXMOX, invoke, report_of, searxng_line, write_config
+from trust_support import BEST, DEMO, PROXMOX, invoke, report_of, searxng_line, write_config
 
 from tamis.models import ExtractionSummary, Result, SearchResponse, Timing
 from tamis.settings import load_config

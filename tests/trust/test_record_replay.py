@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
+from fake_searxng import FakeSearXNG, recorded
+from loopback import LoopbackServer, free_port
+from trust_support import (
     BEST,
     DEMO,
     PROXMOX,
@@ -21,8 +23,6 @@ from conftest import (
     searxng_line,
     write_config,
 )
-from fake_searxng import FakeSearXNG, recorded
-from loopback import LoopbackServer, free_port
 
 from tamis.backends.base import AnswerError
 from tamis.backends.recorded import Recorded
