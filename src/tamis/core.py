@@ -149,12 +149,10 @@ class Tamis:
         key = self.answer_key(request, extract=extract, explain=explain,
                               max_results=max_results, budget=budget)
         if key is not None:
-            stored = answer_cache.get(self.store, key)
-            if stored is not None:
-                try:
-                    return SearchResponse.model_validate(stored)
-                except ValueError:  # not an answer this version can read: search again
-                    pass
+            raw = answer_cache.get_raw(self.store, key)
+            cached = self.read_stored(raw) if raw is not None else None
+            if cached is not None:
+                return cached
         response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is not None:
@@ -165,6 +163,18 @@ class Tamis:
                     [n.model_dump() for a in line_answers for n in a.notes]):
                 answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
         return response
+
+    @staticmethod
+    def read_stored(raw: bytes) -> SearchResponse | None:
+        """A stored answer's bytes (``answer_cache.get_raw``) as the repeat's response, every
+        line ``cached: true``; None when this version cannot read them (search again)."""
+        stored = answer_cache.parse(raw)
+        if stored is None:
+            return None
+        try:
+            return SearchResponse.model_validate(stored)
+        except ValueError:
+            return None
 
     @functools.cached_property
     def config_hash(self) -> str:
