@@ -78,3 +78,41 @@ def layer_request():
     from tamis.models import SearchRequest
 
     return SearchRequest(query=PROXMOX)
+
+
+class UncountedStore:
+    """A store whose rate-limit counter fails (once ``failing``) while its reads and writes
+    work."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.failing = False
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def incr(self, namespace: str, key: str, ttl: float) -> int:
+        from tamis.errors import TamisError
+
+        if not self.failing:
+            return self.inner.incr(namespace, key, ttl)
+        raise TamisError("counter unavailable")
+
+
+def test_a_repeat_with_a_note_carries_the_note(tmp_path: Path, searxng) -> None:
+    from tamis.store.sqlite import SQLiteStore
+
+    path = tmp_path / "tamis.yaml"
+    path.write_text(f"backends:\n  - name: searxng\n    base_url: {searxng.url}\n"
+                    "cache: {ttl_seconds: 600}\nserve: {rate_limit_per_minute: 100}\n")
+    store = UncountedStore(SQLiteStore(tmp_path / "s.sqlite3"))
+    layer = Tamis(str(path), store=store)
+    with Served(create_app(layer, close_layer=True)) as one:
+        counted = [get(one) for _ in range(3)]  # the repeat's body is kept
+        store.failing = True
+        noted = get(one)
+    notes = [n["message"] for n in noted.json()["notes"] if n["source"] == "serve"]
+    assert notes == ["rate limit not applied: counter unavailable"]
+    assert noted.json()["lines"][0]["cached"] is True
+    assert counted[1].content == counted[2].content
+    assert [n for n in counted[2].json()["notes"] if n["source"] == "serve"] == []

@@ -133,20 +133,23 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
             language=body.language, categories=body.categories, engines=body.engines,
             safesearch=body.safesearch, pageno=body.pageno,
             include_domains=body.include_domains, exclude_domains=body.exclude_domains)
+        options: dict[str, Any] = {"extract": body.extract, "explain": body.explain,
+                                   "budget": body.budget}
         found, note = await service.limited(request, rendered.search(
-            service.get_layer(), search_request, extract=body.extract, explain=body.explain,
-            budget=body.budget))
-        if isinstance(found, Rendered):  # a repeat's body, as it was rendered last time
-            metrics.observe_lines(found.lines)
-            return Response(found.body, status_code=found.status_code,
-                            media_type="application/json")
+            service.get_layer(), search_request, **options))
+        if isinstance(found, Rendered):
+            if note is None:  # a repeat's body, as it was rendered last time
+                metrics.observe_lines(found.lines)
+                return Response(found.body, status_code=found.status_code,
+                                media_type="application/json")
+            found = await rendered.again(service.get_layer(), found, search_request, **options)
         response = found.response
         metrics.observe_search(response)
         answer = JSONResponse(response_dict(with_note(response, note)),
                               status_code=502 if response.status == "failed" else 200)
         if note is None:
             rendered.keep(found, Rendered(bytes(answer.body), answer.status_code,
-                                          response.lines))
+                                          response.lines, found.stored or b""))
         return answer
 
     # -- native ---------------------------------------------------------------------------
