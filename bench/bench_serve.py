@@ -167,7 +167,8 @@ def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | N
     print(f"{name:<22} {rate:7.0f} req/s{versus}")
     print(f"{'':<22} p50 {p50:.1f} ms, p99 {p99:.1f} ms; refused {outcome.refused},"
           f" other invalid {outcome.invalid}; wall {outcome.wall:.2f} s, server CPU"
-          f" {server_cpu:.2f} s, load generator CPU {outcome.load_cpu:.2f} s")
+          f" {server_cpu:.2f} s ({server_cpu / len(lat) * 1000:.2f} ms a request), load"
+          f" generator CPU {outcome.load_cpu:.2f} s")
     return rate
 
 

@@ -54,6 +54,8 @@ from tamis.store.base import Store, open_store
 if TYPE_CHECKING:
     from tamis.extract.models import ReadResponse
 
+RULES_REUSE = 256  # searches one compiled policy serves before it is compiled again
+
 
 def _status(answers: list[LineAnswer], results: list[Result], config: Config
             ) -> tuple[str, Note | None]:
@@ -112,6 +114,7 @@ class Tamis:
             loaded = load_config(config, env=self.env)
             self.config, self.config_source = loaded.config, loaded.source
         self.store = store if store is not None else open_store(self.config.store.url)
+        self._compiled: tuple[Rules, int] | None = None  # the policy's Rules, searches since
         self._own_client = client is None
         # No cookies: pages and backends must not track the agent across requests, and one
         # site's cookies must never ride along to another request.
@@ -149,12 +152,10 @@ class Tamis:
         key = self.answer_key(request, extract=extract, explain=explain,
                               max_results=max_results, budget=budget)
         if key is not None:
-            stored = answer_cache.get(self.store, key)
-            if stored is not None:
-                try:
-                    return SearchResponse.model_validate(stored)
-                except ValueError:  # not an answer this version can read: search again
-                    pass
+            raw = answer_cache.get_raw(self.store, key)
+            cached = self.read_stored(raw) if raw is not None else None
+            if cached is not None:
+                return cached
         response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is not None:
@@ -165,6 +166,29 @@ class Tamis:
                     [n.model_dump() for a in line_answers for n in a.notes]):
                 answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
         return response
+
+    @staticmethod
+    def read_stored(raw: bytes) -> SearchResponse | None:
+        """A stored answer's bytes (``answer_cache.get_raw``) as the repeat's response, every
+        line ``cached: true``; None when this version cannot read them (search again)."""
+        stored = answer_cache.parse(raw)
+        if stored is None:
+            return None
+        try:
+            return SearchResponse.model_validate(stored)
+        except ValueError:
+            return None
+
+    def _rules(self) -> Rules:
+        """The policy compiled (about 0.4 ms), reused for ``RULES_REUSE`` searches (its
+        per-host memo stays small), then compiled again."""
+        policy = self.config.policy
+        if self._compiled is None or self._compiled[1] >= RULES_REUSE \
+                or self._compiled[0].policy is not policy:  # a config replaced on the layer
+            self._compiled = (Rules(policy), 0)
+        rules, uses = self._compiled
+        self._compiled = (rules, uses + 1)
+        return rules
 
     @functools.cached_property
     def config_hash(self) -> str:
@@ -212,7 +236,7 @@ class Tamis:
         hits = [(hit, a.order, a.weight) for a in answers for hit in a.hits]
         lists = ListsStage.for_config(cfg, self.config_source)  # community lists, no network
         hits = lists.rewrite(hits)
-        rules = Rules(cfg.policy)
+        rules = self._rules()
         candidates, invalid = merge(hits, tracking_params=cfg.policy.normalise.tracking_params,
                                     max_chars=cfg.max_chars, unwrapper=rules.unwrapper)
         intent = query_intent(candidates, rules, query)

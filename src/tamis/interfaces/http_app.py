@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tamis import __version__
 from tamis.core import Tamis
 from tamis.errors import TamisError
+from tamis.interfaces.http_answers import Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
 from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_response
 from tamis.interfaces.render import response_dict
@@ -95,6 +96,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     served (the Host check; default ``serve.host``)."""
     service = Service(layer, bind)
     metrics = service.metrics
+    rendered = RenderedAnswers()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -131,11 +133,24 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
             language=body.language, categories=body.categories, engines=body.engines,
             safesearch=body.safesearch, pageno=body.pageno,
             include_domains=body.include_domains, exclude_domains=body.exclude_domains)
-        response, note = await service.limited(request, service.get_layer().search(
-            search_request, extract=body.extract, explain=body.explain, budget=body.budget))
+        options: dict[str, Any] = {"extract": body.extract, "explain": body.explain,
+                                   "budget": body.budget}
+        found, note = await service.limited(request, rendered.search(
+            service.get_layer(), search_request, **options))
+        if isinstance(found, Rendered):
+            if note is None:  # a repeat's body, as it was rendered last time
+                metrics.observe_lines(found.lines)
+                return Response(found.body, status_code=found.status_code,
+                                media_type="application/json")
+            found = await rendered.again(service.get_layer(), found, search_request, **options)
+        response = found.response
         metrics.observe_search(response)
-        return JSONResponse(response_dict(with_note(response, note)),
-                            status_code=502 if response.status == "failed" else 200)
+        answer = JSONResponse(response_dict(with_note(response, note)),
+                              status_code=502 if response.status == "failed" else 200)
+        if note is None:
+            rendered.keep(found, Rendered(bytes(answer.body), answer.status_code,
+                                          response.lines, found.stored or b""))
+        return answer
 
     # -- native ---------------------------------------------------------------------------
     @app.get("/v1/search", summary="Search (query string: q and SearchBody's other fields)",

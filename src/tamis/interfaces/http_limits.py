@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, host_name
-from tamis.models import SearchResponse
+from tamis.models import LineReport, SearchResponse
 
 log = logging.getLogger("tamis.serve")
 
@@ -95,7 +95,10 @@ class Metrics:
                                 ["reason"], registry=self.registry)
 
     def observe_search(self, response: SearchResponse) -> None:
-        for line in response.lines:
+        self.observe_lines(response.lines)
+
+    def observe_lines(self, lines: list[LineReport]) -> None:
+        for line in lines:
             if line.status in ("failed", "timeout", "no_key"):
                 self.backend_failures.labels(line.line, line.status).inc()
             if line.cached:

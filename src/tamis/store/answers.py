@@ -44,10 +44,22 @@ def answer_key(config_hash: str, request: dict[str, Any], options: dict[str, Any
 def get(store: Store, key: str) -> dict[str, Any] | None:
     """The stored answer, marked cached; None when absent, expired, unreadable or the store
     fails (a cache never makes a search fail)."""
+    raw = get_raw(store, key)
+    return None if raw is None else parse(raw)
+
+
+def get_raw(store: Store, key: str) -> bytes | None:
+    """The stored answer's bytes as put (a server compares them with the answer it last
+    rendered, to skip parsing it again); None when absent, expired or the store fails."""
     try:
-        raw = store.get(ANSWERS, key)
-        if raw is None:
-            return None
+        return store.get(ANSWERS, key)
+    except Exception:
+        return None
+
+
+def parse(raw: bytes) -> dict[str, Any] | None:
+    """``get``'s answer from the stored bytes: marked cached, None when unreadable."""
+    try:
         data = json.loads(raw)
     except Exception:
         return None
