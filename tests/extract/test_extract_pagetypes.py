@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tamis.extract.html import extract_page, parse
-from tamis.extract.region import is_furniture
+from tamis.extract.region import is_furniture, main_region, region_markdown
 
 CARDS = "".join(
     f"<div class='card'><h3>{name}</h3><p>{blurb}</p><ul><li>{a}</li><li>{b}</li></ul>"
@@ -58,3 +58,16 @@ def test_an_article_trafilatura_reads_well_stays_with_trafilatura() -> None:
             "</body></html>")
     page = extract_page(html, "https://news.example/2024/05/story")
     assert (page.page_type, page.method) == ("article", "trafilatura")
+
+
+def test_without_main_the_named_content_container_is_the_region() -> None:
+    cards = "".join(f"<li><h3>Plan {n}</h3><p>Plan {n} has {n} seats.</p></li>"
+                    for n in range(1, 7))
+    html = ("<html><body><div class='top-links'><p>Sign in or register to continue now.</p>"
+            "<p>Free shipping on orders over fifty pounds this week.</p></div>"
+            f"<div id='page-content'><h1>Plans</h1><ul>{cards}</ul></div></body></html>")
+    doc = parse(html)
+    assert doc is not None
+    assert main_region(doc).get("id") == "page-content"
+    text = region_markdown(doc)
+    assert "### Plan 6" in text and "Sign in" not in text and "Free shipping" not in text
