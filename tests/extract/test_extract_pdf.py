@@ -171,7 +171,7 @@ async def test_pdf_through_mcp_read_url(server: PageServer) -> None:
 
     from tamis.core import Tamis
     from tamis.interfaces.mcp_server import build_server
-    from tamis.policy.loader import load_config
+    from tamis.settings import load_config
     url = server.add("/pdf/mcp.pdf", make_pdf(["Manual: hold the reset button for ten s."]),
                      headers=PDF)
     config = load_config(None, overrides={"store": {"url": "memory:"}, "extraction": {
