@@ -91,3 +91,12 @@ def test_plain_articles_go_through_trafilatura() -> None:
     title, text, method = extract_html(html)
     assert (title, method) == ("T", "trafilatura")
     assert "A real paragraph" in text and "Menu Home" not in text
+
+
+@pytest.mark.parametrize(("name", "quoted"), [
+    ("xenforo.html", "First take a backup of the metadata"),
+    ("discourse.html", "only decisions and open questions survive"),
+])
+def test_a_reply_quoting_an_earlier_post_does_not_repeat_it(name: str, quoted: str) -> None:
+    text = extract_html(page(name))[1]
+    assert text.count(quoted) == 1, text

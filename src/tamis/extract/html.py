@@ -21,6 +21,7 @@ from lxml.html import HtmlElement
 from tamis.extract.blocked import page_title
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
+from tamis.extract.region import region_markdown
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -86,6 +87,15 @@ TYPE_OPTIONS: dict[str, dict[str, bool]] = {
 }
 DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 
+# When trafilatura's text is shorter than the page's main region by more than this factor,
+# the region's text (``region``) is used instead: trafilatura, tuned for articles, keeps a
+# paragraph of a landing or listing page and drops its headings, cards and feature lists.
+# Measured on the WCXB dev pages; product pages are not listed (trafilatura measured better
+# there), nor forums (the region holds the whole thread's chrome).
+REGION_RATIO: dict[str, float] = {
+    "service": 1.2, "listing": 1.2, "collection": 1.2, "documentation": 1.2, "article": 2.0,
+}
+
 
 @dataclass
 class Extracted:
@@ -93,7 +103,7 @@ class Extracted:
 
     title: str
     markdown: str
-    method: str  # a structured reader's name (xenforo, sphinx...) | trafilatura | fallback
+    method: str  # a structured reader (xenforo, sphinx...) | trafilatura | region | fallback
     page_type: str
     hidden: Counter[str] = field(default_factory=Counter)
 
@@ -136,6 +146,11 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     extracted = with_trafilatura(doc, url, page_type)
+    ratio = REGION_RATIO.get(page_type)
+    if ratio is not None:
+        region = normalize(region_markdown(doc))
+        if len(region) > ratio * len(extracted or ""):
+            return Extracted(title, region, "region", page_type, hidden)
     if extracted:
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)

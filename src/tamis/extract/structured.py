@@ -23,7 +23,9 @@ from lxml.html import HtmlElement
 from tamis.extract.markdown import Converter
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
-             "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls")
+             "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls",
+             # a reply's quote of an earlier post: that post is in the thread already
+             "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent")
 DOCS_SKIP = ("headerlink", "md-clipboard", "md-source-file", "md-content__button",
              "md-footer", "related", "sphinxsidebar", "rst-footer-buttons", "md-sidebar",
              "md-nav", "toc-backref", "viewcode-link", "copybtn")

@@ -1,0 +1,84 @@
+"""The page's main region as markdown: the fallback reader for pages that are not articles.
+
+trafilatura is tuned for articles: on landing, listing and shop pages it often keeps one
+paragraph and drops the headings, feature lists, cards and specs the page is made of. This
+reader takes the page's ``<main>`` (or ``role="main"``) when there is exactly one holding
+some text, else the largest ``div``/``section``/``article`` whose class or id says it is the
+content (``main``, ``content``, ``primary``) and that holds at least 30 % of the body's text,
+else the body, and converts it without the page's furniture: ``nav``, ``aside``,
+``footer``, forms, a ``header`` that does not hold the page's ``h1``, landmark roles
+(navigation, banner, contentinfo, complementary, search, dialog, menu) and elements whose
+class or id names a widget (cookie/consent banners, newsletters, breadcrumbs, menus,
+sidebars, modals, pagination, social buttons). Class and id words are split on ``-``,
+``_`` and spaces and matched whole, so ``site-footer`` goes and ``footnote`` stays. The
+tree is not changed: the same parse serves every reader.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from tamis.extract.markdown import Converter, tag_of
+
+FURNITURE_TAGS = frozenset({"nav", "aside", "footer", "form"})
+FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search",
+                             "dialog", "alertdialog", "menu", "menubar"})
+FURNITURE_WORDS = frozenset({
+    "cookie", "cookies", "consent", "gdpr", "newsletter", "subscribe", "breadcrumb",
+    "breadcrumbs", "navbar", "navigation", "menu", "footer", "sidebar", "modal", "popup",
+    "masthead", "toolbar", "pagination", "social",
+})
+CONTENT_WORDS = frozenset({"main", "content", "maincontent", "primary"})
+CONTENT_TAGS = frozenset({"div", "section", "article"})
+MIN_MAIN_CHARS = 200
+MIN_CONTENT_SHARE = 0.3
+
+_WORD_SPLIT = re.compile(r"[\s_-]+")
+
+
+def _words(element: HtmlElement) -> set[str]:
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
+    return {word for word in _WORD_SPLIT.split(names) if word}
+
+
+def is_furniture(element: HtmlElement) -> bool:
+    """True for page furniture (see the module's docstring)."""
+    tag = tag_of(element)
+    if tag in FURNITURE_TAGS:
+        return True
+    if tag == "header" and not element.xpath(".//h1"):
+        return True
+    if (element.get("role") or "").strip().lower() in FURNITURE_ROLES:
+        return True
+    return bool(_words(element) & FURNITURE_WORDS)
+
+
+class RegionConverter(Converter):
+    """tamis's converter, also skipping page furniture."""
+
+    def _skip(self, element: HtmlElement) -> bool:
+        return super()._skip(element) or is_furniture(element)
+
+
+def main_region(doc: HtmlElement) -> HtmlElement:
+    body = doc.find(".//body")
+    root = body if body is not None else doc
+    found = root.xpath(".//main | .//*[@role='main']")
+    if len(found) == 1 and len(found[0].text_content()) > MIN_MAIN_CHARS:
+        return found[0]
+    floor = MIN_CONTENT_SHARE * len(root.text_content())
+    best, best_chars = root, 0
+    for element in root.xpath(".//*[@id or @class]"):
+        if tag_of(element) not in CONTENT_TAGS or not _words(element) & CONTENT_WORDS:
+            continue
+        chars = len(element.text_content())
+        if chars > floor and chars > best_chars:
+            best, best_chars = element, chars
+    return best
+
+
+def region_markdown(doc: HtmlElement) -> str:
+    """The main region's text as markdown, without the page's furniture."""
+    return RegionConverter().convert(main_region(doc))

@@ -1,0 +1,73 @@
+"""Landing, listing and shop-category pages keep their headings, cards and feature lists."""
+
+from __future__ import annotations
+
+from tamis.extract.html import extract_page, parse
+from tamis.extract.region import is_furniture, main_region, region_markdown
+
+CARDS = "".join(
+    f"<div class='card'><h3>{name}</h3><p>{blurb}</p><ul><li>{a}</li><li>{b}</li></ul>"
+    f"<a class='btn' href='/{name.lower()}'>Learn more</a></div>"
+    for name, blurb, a, b in [
+        ("Backups", "Nightly snapshots kept for ninety days.", "Point-in-time restore",
+         "Encrypted at rest"),
+        ("Monitoring", "Alerts before your users notice.", "Latency dashboards",
+         "Pager rotation"),
+        ("Migrations", "Move a cluster without downtime.", "Dry-run reports",
+         "Rollback plan"),
+    ])
+LANDING = (
+    "<html><head><title>Managed Postgres</title></head><body>"
+    "<div id='cookie-banner'><p>We use cookies to improve your experience. Accept all?</p>"
+    "</div><header class='site-header'><a href='/'>Acme</a><ul><li>Pricing</li>"
+    "<li>Careers</li></ul></header><nav><a href='/'>Home</a> <a href='/blog'>Blog</a></nav>"
+    "<main><section class='hero'><h1>Managed Postgres for busy teams</h1>"
+    "<p>We run your databases so that you can ship features.</p></section>"
+    f"<section class='features'><h2>What we do</h2>{CARDS}</section>"
+    "<section class='newsletter'><p>Subscribe to our newsletter for monthly tips.</p>"
+    "</section></main>"
+    "<footer><p>Copyright Acme Inc. Imprint. Privacy policy.</p></footer></body></html>")
+
+
+def test_a_landing_page_keeps_its_cards_and_lists_without_the_furniture() -> None:
+    page = extract_page(LANDING, "https://acme.example/")
+    assert page.page_type == "service"
+    assert page.method == "region"
+    for kept in ("# Managed Postgres for busy teams", "### Monitoring", "Pager rotation",
+                 "Move a cluster without downtime.", "- Rollback plan"):
+        assert kept in page.markdown
+    for furniture in ("cookies", "Careers", "Blog", "Copyright", "newsletter"):
+        assert furniture not in page.markdown
+
+
+def test_furniture_is_matched_by_whole_words_of_class_and_id() -> None:
+    doc = parse("<html><body><div class='site-footer'>a</div><div class='footnote'>b</div>"
+                "<div id='main_menu'>c</div><div role='navigation'>d</div>"
+                "<header><h1>Title</h1></header><header>logo</header></body></html>")
+    assert doc is not None
+    found = {el.text_content(): is_furniture(el) for el in doc.iter("div", "header")}
+    assert found == {"a": True, "b": False, "c": True, "d": True, "Title": False,
+                     "logo": True}
+
+
+def test_an_article_trafilatura_reads_well_stays_with_trafilatura() -> None:
+    body = "".join(f"<p>Paragraph {n} of the article text, long enough to be its body.</p>"
+                   for n in range(15))
+    html = (f"<html><head><title>T</title></head><body><article><h1>Heading</h1>{body}"
+            "</article><aside><p>Related: ten other stories you may like today.</p></aside>"
+            "</body></html>")
+    page = extract_page(html, "https://news.example/2024/05/story")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
+
+
+def test_without_main_the_named_content_container_is_the_region() -> None:
+    cards = "".join(f"<li><h3>Plan {n}</h3><p>Plan {n} has {n} seats.</p></li>"
+                    for n in range(1, 7))
+    html = ("<html><body><div class='top-links'><p>Sign in or register to continue now.</p>"
+            "<p>Free shipping on orders over fifty pounds this week.</p></div>"
+            f"<div id='page-content'><h1>Plans</h1><ul>{cards}</ul></div></body></html>")
+    doc = parse(html)
+    assert doc is not None
+    assert main_region(doc).get("id") == "page-content"
+    text = region_markdown(doc)
+    assert "### Plan 6" in text and "Sign in" not in text and "Free shipping" not in text
