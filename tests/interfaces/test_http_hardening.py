@@ -244,3 +244,22 @@ def test_a_redis_outage_with_the_rate_limit_on_answers_with_a_note(
     notes = [n["message"] for n in during.json()["notes"] if n["source"] == "serve"]
     assert notes and notes[0].startswith("rate limit not applied")
     assert compat.status_code == 200
+
+
+def test_a_lone_surrogate_in_an_answer_is_200_on_every_search_endpoint(tmp_path: Path) -> None:
+    """Issue 16 item 7: one ``\\ud800`` in a backend's answer made four endpoints answer 500."""
+    answer = ('{"query": "x", "results": [{"url": "https://bad.example/a\\ud800",'
+              ' "title": "Bad \\ud800", "content": "text \\udfff", "engine": "bing",'
+              ' "engines": ["bing"], "positions": [1]}]}')
+    with LoopbackServer() as searx:
+        searx.route("/search", Reply(body=answer, content_type="application/json"))
+        with Served(create_app(layer(tmp_path, searx.url), close_layer=True)) as served:
+            replies = [
+                httpx.get(served.url + "/v1/search", params={"q": "x", "extract": "false"}),
+                httpx.post(served.url + "/v1/search", json={"query": "x", "extract": False}),
+                httpx.get(served.url + "/search", params={"q": "x", "format": "json"}),
+                httpx.post(served.url + "/search", json={"query": "x"}),
+            ]
+    for reply in replies:
+        assert reply.status_code == 200, reply.request.url
+        assert "bad.example" in reply.text

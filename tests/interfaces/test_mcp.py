@@ -186,3 +186,28 @@ async def test_streamable_http_server_takes_the_token_as_bearer_or_basic(
     assert denied.status_code == refused.status_code == 401
     assert token not in denied.text
     assert accepted.status_code == 200 and "serverInfo" in accepted.text
+
+
+# A lone surrogate is legal as a JSON escape and cannot be encoded as UTF-8 (issue 16 item 7:
+# it used to end the MCP server, and every later request went unanswered).
+SURROGATE_ANSWER = ('{"query": "x", "results": [{"url": "https://bad.example/a\\ud800",'
+                    ' "title": "Bad \\ud800 title", "content": "text \\udfff", "engine": "bing",'
+                    ' "engines": ["bing"], "positions": [1]}, {"url": "https://good.example/b",'
+                    ' "title": "Good title", "content": "fine", "engine": "bing",'
+                    ' "engines": ["bing"], "positions": [2]}]}')
+
+
+async def test_a_lone_surrogate_in_an_answer_never_stops_the_server() -> None:
+    with LoopbackServer() as searx:
+        searx.route("/search", Reply(body=SURROGATE_ANSWER, content_type="application/json"))
+        config = load_config(None, overrides={"store": {"url": "memory:"}}).config
+        config = config.model_copy(update={"backends": [
+            LineConfig(name="searxng", base_url=searx.url)]})
+        async with Client(build_server(layer=Tamis(config))) as client:
+            first = await client.call_tool("web_search", {"query": "x", "extract": False})
+            again = await client.call_tool("web_search", {"query": "x y", "extract": False})
+    for result in (first, again):
+        assert not result.is_error
+        text = json.dumps(result.structured_content, ensure_ascii=False)
+        text.encode("utf-8")  # encodable: no lone surrogate left
+        assert "good.example" in text and "\ufffd" in text
