@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Iterator
 
 from tamis.policy.lists.model import BadLine, ParsedList, Rule
 
@@ -75,26 +76,28 @@ def hosts_line(parsed: ParsedList, number: int, line: str) -> None:
         parsed.rules.append(Rule(number, cut(line), host=host, subdomains=False))
 
 
-def parse_hosts(text: str) -> ParsedList:
-    parsed = ParsedList("hosts")
+def _rule_lines(parsed: ParsedList, text: str) -> Iterator[tuple[int, str]]:
+    """(line number, stripped line) of every line that is not blank or a ``#`` comment;
+    comments are counted, and a title comment is kept."""
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             parsed.comments += bool(line)
             _title(parsed, line)
             continue
+        yield number, line
+
+
+def parse_hosts(text: str) -> ParsedList:
+    parsed = ParsedList("hosts")
+    for number, line in _rule_lines(parsed, text):
         hosts_line(parsed, number, line)
     return parsed
 
 
 def parse_domains(text: str) -> ParsedList:
     parsed = ParsedList("domains")
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            parsed.comments += bool(line)
-            _title(parsed, line)
-            continue
+    for number, line in _rule_lines(parsed, text):
         entry = line.split("#", 1)[0].strip()
         name = entry.removeprefix("*.").removeprefix(".")
         host = fold_host(name) if " " not in entry and "\t" not in entry else None
