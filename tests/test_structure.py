@@ -151,3 +151,21 @@ def test_no_source_file_over_400_lines() -> None:
         f"{p.relative_to(SRC)}: {n}" for p in MODULES.values()
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
     assert long == []
+
+
+HTTP_FACTORY = "tamis.http_client"
+
+
+def test_every_http_client_comes_from_the_one_factory() -> None:
+    """``httpx.AsyncClient(...)`` / ``httpx.Client(...)`` are made in ``tamis.http_client``
+    only, so every client refuses cookies and sends tamis's user agent."""
+    makers = []
+    for module, path in MODULES.items():
+        if module == HTTP_FACTORY:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("AsyncClient", "Client") \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "httpx":
+                makers.append(f"{module}:{node.lineno}")
+    assert makers == []

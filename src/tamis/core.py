@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import http.cookiejar
 import os
 import time
 from collections.abc import Mapping
@@ -26,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from tamis.backends.registry import make_adapters
-from tamis.errors import SearchFailed, TamisError
-from tamis.http_client import async_client
+from tamis.errors import SearchFailed
+from tamis.http_client import tamis_client
+from tamis.limits import check_budget, check_query
 from tamis.models import (
     Dropped,
     ExtractionSummary,
@@ -40,7 +40,7 @@ from tamis.models import (
     SearchResponse,
     Timing,
 )
-from tamis.pipeline.fanout import USER_AGENT, FanoutContext, fan_out
+from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.pipeline.filter import all_dropped_note, filter_candidates, query_intent
 from tamis.pipeline.lists import ListsStage
 from tamis.pipeline.merge import merge
@@ -116,17 +116,8 @@ class Tamis:
         self.store = store if store is not None else open_store(self.config.store.url)
         self._compiled: tuple[Rules, int] | None = None  # the policy's Rules, searches since
         self._own_client = client is None
-        # No cookies: pages and backends must not track the agent across requests, and one
-        # site's cookies must never ride along to another request.
-        no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(
-            allowed_domains=[]))
-        self.client = client or async_client(  # CA bundle loaded on the first https request
-            cookies=no_cookies,
-            follow_redirects=False,
-            timeout=httpx.Timeout(self.config.timeout),
-            headers={"User-Agent": USER_AGENT},
-            limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
-        )
+        # no cookies, no redirects followed; CA bundle loaded on the first https request
+        self.client = client or tamis_client(self.config.timeout)
 
     async def __aenter__(self) -> Tamis:
         return self
@@ -216,11 +207,8 @@ class Tamis:
         """``search``, also returning every line's raw answer (for compare and record)."""
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        query = request.query.strip()
-        if not query:
-            raise TamisError("the query is empty")
-        if len(query) > 2000:
-            raise TamisError("the query is longer than 2000 characters")
+        query = check_query(request.query)
+        check_budget(budget)
         request = request.model_copy(update={"query": query})
         limit = max_results or request.max_results or self.config.max_results
         cfg = self.config
@@ -257,8 +245,6 @@ class Tamis:
 
         extraction = cfg.extraction
         if budget is not None:
-            if budget < 0:
-                raise TamisError("the extraction budget cannot be negative")
             extraction = extraction.model_copy(update={
                 "total_chars": budget, "per_item_chars": min(extraction.per_item_chars, budget)})
         summary = ExtractionSummary(budget=extraction.total_chars)

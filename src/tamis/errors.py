@@ -15,3 +15,7 @@ class ConfigError(TamisError):
 
 class SearchFailed(TamisError):
     """The search as a whole could not run (every line failed, a required line failed...)."""
+
+
+class RequestRejected(TamisError):
+    """A request broke a limit (empty or too long query, max_results over the cap...)."""

@@ -6,16 +6,24 @@ costs about 25 ms of CPU; a CLI call whose lines are all plain http (a local Sea
 needs it. ``DeferredCAContext`` is a real ``ssl.SSLContext`` with the settings of
 ``ssl.create_default_context``; it loads the same CA bundle httpx would (``SSL_CERT_FILE``,
 ``SSL_CERT_DIR``, else certifi) just before it wraps its first connection.
+
+Every HTTP client in tamis is made here (a structure test holds it): ``tamis_client`` for
+backends and pages (no cookies, no redirects followed, tamis's user agent), used by the core,
+``tamis check`` and the health probe; ``download_client`` for the community lists (follows
+redirects, sync).
 """
 
 from __future__ import annotations
 
+import http.cookiejar
 import os
 import ssl
 import threading
 from typing import Any
 
 import httpx
+
+USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
 
 
 class DeferredCAContext(ssl.SSLContext):
@@ -72,3 +80,27 @@ def async_client(**options: Any) -> httpx.AsyncClient:
     if "verify" not in options:
         options["verify"] = DeferredCAContext(options.get("trust_env", True))
     return httpx.AsyncClient(**options)
+
+
+def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient:
+    """The client tamis asks backends and pages with (``options``: e.g. ``event_hooks``).
+
+    No cookies: pages and backends must not track the agent across requests, and one
+    site's cookies must never ride along to another request. Redirects are not followed
+    (the page reader follows them itself, checking each hop)."""
+    no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(
+        allowed_domains=[]))
+    settings: dict[str, Any] = {
+        "cookies": no_cookies,
+        "follow_redirects": False,
+        "timeout": httpx.Timeout(timeout),
+        "headers": {"User-Agent": USER_AGENT},
+        "limits": httpx.Limits(max_connections=100, max_keepalive_connections=20),
+    }
+    return async_client(**{**settings, **options})
+
+
+def download_client(timeout: float) -> httpx.Client:
+    """A blocking client for downloads a user asked for (``tamis lists update``)."""
+    return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
+                        max_redirects=5)

@@ -96,7 +96,10 @@ async def test_every_line_failing_is_a_tool_error(tmp_path: Path) -> None:
         LineConfig(name="searxng", base_url="http://127.0.0.1:9")]})
     async with Client(build_server(layer=Tamis(config))) as client:
         result = await client.call_tool("web_search", {"query": "x"})
-    assert result.is_error and "search failed: cannot connect" in result.content[0].text
+    text = result.content[0].text  # the one failure reason, as the CLI says it
+    assert result.is_error and text.endswith(
+        "web_search: the search could not run: no line could be reached (line 'searxng':"
+        " cannot connect: ConnectError: All connection attempts failed (after one retry))")
 
 
 async def test_stdio_server_through_a_subprocess(tmp_path: Path) -> None:

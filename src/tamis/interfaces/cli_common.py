@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import click
 
+from tamis.failure import failure_reason as failure_message  # noqa: F401  (the commands')
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -70,23 +72,3 @@ config_option = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), default=None,
     help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then built-in).",
 )
-
-
-LINE_FAILURES = ("line_failed", "line_timeout", "no_usable_key")
-
-
-def failure_message(response: Any) -> str:
-    """Why a search failed, in one line: each line that answered nothing, and why."""
-    answered = [x for x in response.lines if x.status in ("ok", "empty")]
-    why = {x.line: "; ".join(n.message for n in response.notes
-                             if n.source == x.line and n.kind in LINE_FAILURES) or x.status
-           for x in response.lines if x.status not in ("ok", "empty")}
-    if not answered:
-        if not response.lines:
-            return "the search could not run: no backends configured"
-        lines = "; ".join(f"line {name!r}: {reason}" for name, reason in why.items())
-        return f"the search could not run: no line could be reached ({lines})"
-    reasons = "; ".join(n.message for n in response.notes if n.kind == "info"
-                        and n.source not in why) or "see the notes"
-    failed = "".join(f"; line {name!r}: {reason}" for name, reason in why.items())
-    return f"the search could not run: {reasons}{failed}"

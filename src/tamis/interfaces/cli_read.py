@@ -1,8 +1,9 @@
 """``tamis read URL``: one page's text under a budget, for an agent that follows a link.
 
-A thin shell over ``tamis.extract.read_url``: same safety checks, statuses and cache as the
-search's extraction. Exit 0 ok or truncated, 1 empty / blocked / unsupported, 2 failed or
-the command could not run (bad config, bad store). No traceback reaches the user.
+A thin shell over ``Tamis.read``: same client (no cookies, tamis's user agent), safety
+checks, statuses and cache as the search's extraction. Exit 0 ok or truncated, 1 empty /
+blocked / unsupported, 2 failed or the command could not run (bad config, bad store). No
+traceback reaches the user.
 """
 
 from __future__ import annotations
@@ -11,12 +12,9 @@ import asyncio
 import sys
 
 import click
-import httpx
 
 from tamis.errors import TamisError
-from tamis.extract import ReadResponse, read_url
-from tamis.settings import load_config
-from tamis.store.base import Store
+from tamis.extract import ReadResponse
 
 
 def as_markdown(answer: ReadResponse) -> str:
@@ -34,30 +32,21 @@ def as_markdown(answer: ReadResponse) -> str:
     return "\n".join([*lines, f"<!-- {footer} -->"])
 
 
-async def _read(url: str, config_path: str | None, max_chars: int, start: int,
+async def _read(url: str, config_path: str | None, max_chars: int | None, start: int,
                 query: str | None) -> ReadResponse:
-    config = load_config(config_path).config
-    store: Store | None = None
-    if config.cache.enabled:
-        from tamis.store import open_store
+    from tamis.core import Tamis
 
-        store = open_store(config.store.url)
-    extraction = config.extraction
-    timeout = httpx.Timeout(extraction.timeout_seconds)
-    try:
-        async with httpx.AsyncClient(follow_redirects=False, timeout=timeout) as client:
-            return await read_url(url, config=extraction, client=client, store=store,
-                                  max_chars=max_chars, start=start, query=query,
-                                  cache_ttl=config.cache.extraction_ttl_seconds)
-    finally:
-        if store is not None:
-            store.close()
+    async with Tamis(config_path) as layer:
+        try:
+            return await layer.read(url, max_chars=max_chars, start=start, query=query)
+        finally:
+            layer.store.close()
 
 
 @click.command("read")
 @click.argument("url")
-@click.option("--max-chars", type=click.IntRange(min=1), default=12000, show_default=True,
-              help="Characters of text to return.")
+@click.option("--max-chars", type=click.IntRange(min=1), default=None,
+              help="Characters of text to return (default: extraction.total_chars).")
 @click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
               help="Offset in the page text (pass the previous answer's next_start).")
 @click.option("--query", default=None, help="Return the passages most relevant to this.")
@@ -65,7 +54,7 @@ async def _read(url: str, config_path: str | None, max_chars: int, start: int,
               help="Config file (default: $TAMIS_CONFIG, then the user config).")
 @click.option("--format", "output", type=click.Choice(["json", "markdown"]), default="json",
               show_default=True)
-def read(url: str, max_chars: int, start: int, query: str | None, config_path: str | None,
+def read(url: str, max_chars: int | None, start: int, query: str | None, config_path: str | None,
          output: str) -> None:
     """Read one page (URL) under a character budget: JSON or markdown on stdout."""
     try:

@@ -28,6 +28,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tamis.failure import failure_reason
 from tamis.interfaces.http_limits import HTTPError, Service, is_form
 from tamis.interfaces.http_shapes import (
     searxng_config,
@@ -114,7 +115,7 @@ def compat_router(service: Service) -> APIRouter:
             request, service.get_layer().search(search_request, extract=False))
         service.metrics.observe_search(response)
         if response.status == "failed":
-            raise HTTPError(502, "; ".join(n.message for n in response.notes) or "failed")
+            raise HTTPError(502, failure_reason(response))
         return JSONResponse(searxng_shape(response))
 
     async def tavily_answer(request: Request, raw_body: bytes) -> JSONResponse:
@@ -135,7 +136,7 @@ def compat_router(service: Service) -> APIRouter:
             request, service.get_layer().search(search_request, extract=raw))
         service.metrics.observe_search(response)
         if response.status == "failed":
-            raise HTTPError(502, "; ".join(n.message for n in response.notes) or "failed")
+            raise HTTPError(502, failure_reason(response))
         return JSONResponse(tavily_shape(response, raw, str(uuid.uuid4())))
 
     @router.get("/search", summary="SearXNG-compatible search (format=json)")

@@ -26,8 +26,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tamis.core import Tamis
-from tamis.errors import TamisError
+from tamis.errors import RequestRejected, TamisError
 from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, host_name
+from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
 
 log = logging.getLogger("tamis.serve")
@@ -131,21 +132,19 @@ class Service:
         return self.get_layer().config.serve
 
     def check_query(self, query: str | None) -> str:
-        """The one place a query is checked over HTTP: present, not blank, not too long."""
-        cfg = self.config()
-        query = (query or "").strip()
-        if not query:
-            raise HTTPError(400, "the query is empty: give q (GET) or query (POST)")
-        if len(query) > cfg.max_query_chars:
-            raise HTTPError(400, f"the query is longer than {cfg.max_query_chars} characters"
-                                 " (serve.max_query_chars)")
-        return query
+        """A query over HTTP: the core's check with ``serve.max_query_chars``; 400 if not."""
+        try:
+            return check_query(query, max_chars=self.config().max_query_chars,
+                               setting="serve.max_query_chars",
+                               how="give q (GET) or query (POST)")
+        except RequestRejected as exc:
+            raise HTTPError(400, str(exc)) from None
 
     def cap(self, max_results: int | None) -> int | None:
-        limit = self.config().max_results
-        if max_results is not None and max_results > limit:
-            raise HTTPError(400, f"max_results is over the limit of {limit}")
-        return max_results
+        try:
+            return check_max_results(max_results, self.config().max_results)
+        except RequestRejected as exc:
+            raise HTTPError(400, str(exc)) from None
 
     def rate_limited(self, request: Request) -> str | None:
         """Count this request against its client's minute; None, or a note when the store

@@ -20,6 +20,7 @@ from tamis import __version__
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.extract.models import ReadResponse
+from tamis.failure import failure_reason
 from tamis.models import SearchRequest, SearchResponse
 
 SEARCH_DESCRIPTION = (
@@ -118,9 +119,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
             raise ToolError(f"invalid arguments: {exc.errors()[0]['msg']}"  # type: ignore
                             if hasattr(exc, "errors") else str(exc)) from None
         if response.status == "failed":
-            why = "; ".join(n.message for n in response.notes
-                            if n.kind in ("line_failed", "line_timeout", "info"))
-            raise ToolError(f"search failed: {why}")
+            raise ToolError(failure_reason(response))
         return CallToolResult(
             content=[TextContent(type="text", text=search_markdown(response))],
             structured_content=response.model_dump(mode="json", exclude_none=False),

@@ -49,6 +49,7 @@ import httpx
 
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
+from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
 from tamis.models import LineAnswer, Note, RawHit, SearchRequest
 from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-exported
     CACHE_NAMESPACE,  # noqa: F401
@@ -64,7 +65,6 @@ from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-
 from tamis.redact import scrub
 from tamis.store.base import MemoryStore, Store
 
-USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
 ERROR_BODY_BYTES = 65_536  # what an error answer may say, at most

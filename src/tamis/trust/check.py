@@ -23,14 +23,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-import httpx
 from pydantic import BaseModel
 
 from tamis.backends.registry import make_adapters
 from tamis.core import Tamis
 from tamis.errors import ConfigError
+from tamis.http_client import tamis_client
 from tamis.models import SearchRequest
-from tamis.pipeline.fanout import USER_AGENT
 from tamis.policy.loader import LoadedConfig
 from tamis.policy.schema import CacheConfig, Config
 from tamis.store.base import MemoryStore, Store, open_store
@@ -83,10 +82,7 @@ async def run_guard(config: Config, queries: list[str], *, store: Store,
     unchecked: list[str] = []
     tap = PayloadTap()
     hooks = {"response": [tap]} if record is not None else {}
-    async with httpx.AsyncClient(
-        follow_redirects=False, timeout=httpx.Timeout(config.timeout),
-        headers={"User-Agent": USER_AGENT}, event_hooks=hooks,
-    ) as client:
+    async with tamis_client(config.timeout, event_hooks=hooks) as client:
         layer = Tamis(config, store=store, client=client, env=env)
         adapters = layer.adapters()
         secrets = key_values(config, env)

@@ -36,8 +36,9 @@ from pydantic import BaseModel
 from tamis.backends.base import Adapter
 from tamis.backends.listing import describe_lines
 from tamis.backends.registry import adapter_type, make_adapter
+from tamis.http_client import tamis_client
 from tamis.models import LineAnswer, SearchRequest
-from tamis.pipeline.fanout import USER_AGENT, FanoutContext, fan_out
+from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.policy.schema import Config
 from tamis.store.base import Store
 
@@ -91,10 +92,7 @@ class _Seen:
 async def probe_line(adapter: Adapter, request: SearchRequest, config: Config, *,
                      store: Store | None, env: Mapping[str, str]) -> tuple[LineAnswer, _Seen]:
     seen = _Seen()
-    async with httpx.AsyncClient(
-        follow_redirects=False, timeout=httpx.Timeout(config.timeout),
-        headers={"User-Agent": USER_AGENT}, event_hooks={"response": [seen]},
-    ) as client:
+    async with tamis_client(config.timeout, event_hooks={"response": [seen]}) as client:
         ctx = FanoutContext(client=client, store=store, env=env, timeout=config.timeout,
                             cache_ttl=0.0, pool_strategy=config.pool_strategy)
         answers = await fan_out(request, [adapter], ctx)

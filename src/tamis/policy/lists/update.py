@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tamis.http_client import download_client
 from tamis.policy.lists.load import parse_cached
 from tamis.policy.lists.storage import (
     age_text,
@@ -159,8 +160,7 @@ def update_lists(entries: list[ListEntry], *, timeout: float = 30.0,
                  ) -> list[UpdateResult]:
     chosen = [e for e in entries if only is None or e.name in only]
     own = client is None
-    client = client or httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
-                                    max_redirects=5)
+    client = client or download_client(timeout)
     try:
         return [update_one(client, e) for e in chosen]
     finally:
