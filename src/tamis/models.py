@@ -72,6 +72,28 @@ class Note(BaseModel):
     message: str
 
 
+LineStatus = Literal["ok", "empty", "failed", "timeout", "no_key"]
+# How asking a line went: "answered" (ok or empty), or what stopped it. "http_error" comes
+# with the HTTP status; "bad_answer": not JSON, or JSON of a shape the adapter cannot read.
+OutcomeKind = Literal["answered", "no_key", "timeout", "deadline", "unreachable",
+                      "bad_endpoint", "http_error", "bad_answer", "unreadable", "too_large",
+                      "failed", "unexpected"]
+
+
+class LineOutcome(BaseModel):
+    """How asking one line went, as data: the fan-out fills it, the answer and
+    ``trust.health`` read it (never parsed back from a note's text). Internal: never in
+    the JSON output or a recording."""
+
+    status: LineStatus
+    kind: OutcomeKind
+    http_status: int | None = None  # the last HTTP status that decided the outcome
+    seconds: float = 0.0
+    key_rested: bool = False  # a key of the line was put to rest while asking
+    retried_after: str | None = None  # answered on a retry: why the first try failed
+    message: str = ""  # the failure in one line (as in its note); "" when it answered
+
+
 class LineAnswer(BaseModel):
     """What one line answered (or why it did not)."""
 
@@ -84,6 +106,7 @@ class LineAnswer(BaseModel):
     cached: bool = False
     required: bool = False
     weight: float = 1.0
+    outcome: LineOutcome | None = Field(default=None, exclude=True)
 
 
 @dataclass(slots=True)

@@ -137,13 +137,16 @@ class AnswerError(Exception):
     """The line answered, but not with something usable. The message is shown as a note.
 
     ``rest_key`` says whether the key that was used should rest (auth or quota trouble,
-    server errors, connection errors). Messages never contain a key.
+    server errors, connection errors). ``kind``: what went wrong, as a ``LineOutcome`` kind
+    (the fan-out fills it when the raiser does not). Messages never contain a key.
     """
 
-    def __init__(self, message: str, *, rest_key: bool = False, status: int | None = None):
+    def __init__(self, message: str, *, rest_key: bool = False, status: int | None = None,
+                 kind: str | None = None):
         super().__init__(message)
         self.rest_key = rest_key
         self.status = status
+        self.kind = kind
 
 
 # Time ranges as each provider spells them.

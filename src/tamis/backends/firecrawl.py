@@ -78,7 +78,7 @@ class Firecrawl(Adapter):
         if payload.get("success") is False:
             error = payload.get("error")
             text = error[:200] if isinstance(error, str) and error else "no reason given"
-            raise AnswerError(f"Firecrawl answered success=false: {text}")
+            raise AnswerError(f"Firecrawl answered success=false: {text}", kind="failed")
         data = payload.get("data")
         if isinstance(data, dict):
             data = data.get("web", [])

@@ -40,7 +40,6 @@ import logging
 import os
 import random
 import time
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +49,12 @@ import httpx
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
-from tamis.models import LineAnswer, Note, RawHit, SearchRequest
+from tamis.models import LineAnswer, LineOutcome, Note, RawHit, SearchRequest
+from tamis.pipeline.fanout_read import (  # MAX_ANSWER_BYTES: the size tests read it here
+    MAX_ANSWER_BYTES,
+    error_answer,
+    read_capped,
+)
 from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-exported
     CACHE_NAMESPACE,  # noqa: F401
     STALE_SECONDS,  # noqa: F401
@@ -67,8 +71,6 @@ from tamis.store.base import MemoryStore, Store
 
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
 RETRY_MIN_LEFT = 0.5     # retry only with at least this much of the deadline left
-ERROR_BODY_BYTES = 65_536  # what an error answer may say, at most
-MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
 
 log = logging.getLogger("tamis.fanout")
 
@@ -112,64 +114,8 @@ class _Run:
     notes: list[Note] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     stale: Cached | None = None
-
-
-async def _read_capped(response: httpx.Response, cap: int) -> bytes:
-    """The answer's body after decompression, refused past ``cap`` bytes.
-
-    gzip and deflate (what httpx asks for) are inflated here with zlib's ``max_length``, so
-    no single chunk can inflate past the cap (a gzip bomb costs about ``cap`` of memory);
-    another encoding goes through httpx's own decoder, chunk by chunk."""
-    if response.is_stream_consumed:  # a response hook read it already (check --record)
-        if len(response.content) > cap:
-            raise AnswerError(_too_large(cap))
-        return response.content
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    chunks: list[bytes] = []
-    size = 0
-    if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise AnswerError(_too_large(cap))
-            chunks.append(chunk)
-        return b"".join(chunks)
-    inflater: Any = None
-    try:
-        async for raw in response.aiter_raw():
-            if encoding in ("", "identity"):
-                data = raw
-            else:
-                if inflater is None:
-                    zlib_header = len(raw) >= 2 and (raw[0] & 0x0F) == 8 and (
-                        (raw[0] << 8) | raw[1]) % 31 == 0
-                    inflater = zlib.decompressobj(
-                        31 if encoding != "deflate" else 15 if zlib_header else -15)
-                data = inflater.decompress(raw, cap - size + 1)
-            size += len(data)
-            if size > cap:
-                raise AnswerError(_too_large(cap))
-            chunks.append(data)
-    except zlib.error as exc:
-        raise AnswerError(f"unreadable answer: bad {encoding} body ({exc})") from None
-    return b"".join(chunks)
-
-
-async def _error_answer(response: httpx.Response) -> httpx.Response:
-    """An error answer read whole, up to ``ERROR_BODY_BYTES`` (decompressed), as a plain
-    response ``check_status`` can read ``.json()`` or ``.text`` of."""
-    try:
-        body = await _read_capped(response, ERROR_BODY_BYTES)
-    except AnswerError:
-        body = b""
-    headers = [(k, v) for k, v in response.headers.multi_items()
-               if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-    return httpx.Response(response.status_code, headers=headers, content=body,
-                          request=response.request)
-
-
-def _too_large(cap: int) -> str:
-    return f"answer larger than {cap} bytes (after decompression): refused"
+    key_rested: bool = False
+    retried_after: str | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -191,29 +137,36 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
         response = await ctx.client.send(outgoing, stream=True)
         try:
             if response.status_code >= 400:  # the adapter may read the error's own words
-                adapter.check_status(await _error_answer(response))
+                adapter.check_status(await error_answer(response))
             adapter.check_status(response)
-            body = await _read_capped(response, ctx.max_answer_bytes)
+            body = await read_capped(response, ctx.max_answer_bytes)
         finally:
             await response.aclose()
     except httpx.TimeoutException as exc:
-        raise AnswerError(f"timed out ({type(exc).__name__})",
+        raise AnswerError(f"timed out ({type(exc).__name__})", kind="timeout",
                           rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
     except httpx.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
-        raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}") from None
+        raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}",
+                          kind="bad_endpoint") from None
     except httpx.DecodingError as exc:
-        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}") from None
+        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}",
+                          kind="unreadable") from None
     except httpx.TransportError as exc:
         raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
-                          rest_key=True) from None
+                          rest_key=True, kind="unreachable") from None
     except httpx.HTTPError as exc:
-        raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}") from None
+        raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}",
+                          kind="failed") from None
     try:
         payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
         kind = response.headers.get("content-type", "unknown type").split(";")[0]
-        raise AnswerError(f"answered {kind}, not JSON") from None
-    return adapter.parse(payload, request)
+        raise AnswerError(f"answered {kind}, not JSON", kind="bad_answer") from None
+    try:
+        return adapter.parse(payload, request)
+    except AnswerError as exc:  # an answer the adapter cannot read: its shape
+        exc.kind = exc.kind or "bad_answer"
+        raise
 
 
 async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
@@ -233,7 +186,8 @@ async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
             parsed = await _request_once(adapter, request, ctx, None, deadline, run)
         except AnswerError as again:
             raise AnswerError(f"{again} (after one retry)", rest_key=again.rest_key,
-                              status=again.status) from None
+                              status=again.status, kind=again.kind) from None
+        run.retried_after = str(exc)
         run.notes.append(Note(source=adapter.name, kind="info",
                               message=f"answered on a retry after: {exc}"))
         return parsed
@@ -259,6 +213,7 @@ async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext
             if not exc.rest_key:
                 raise
             rest = pool.rest(key, status=exc.status, reason=scrub(str(exc), run.secrets))
+            run.key_rested = True
             more = attempt < len(candidates)
             run.notes.append(Note(
                 source=adapter.name, kind="key_rested",
@@ -271,7 +226,26 @@ async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext
     if len(candidates) == 1:
         raise last
     raise AnswerError(f"all {len(candidates)} usable keys failed; last: {last}",
-                      status=last.status)
+                      status=last.status, kind=last.kind)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a line's ask failed, as the ``LineOutcome`` will say it."""
+
+    kind: str
+    message: str
+    http_status: int | None = None
+
+
+def outcome(status: str, seconds: float, run: _Run, failure: Failure | None) -> LineOutcome:
+    """The line's ``LineOutcome``: its status, and what went wrong (``failure``), if it did."""
+    return LineOutcome(
+        status=status,  # type: ignore[arg-type]
+        kind=failure.kind if failure else "answered",  # type: ignore[arg-type]
+        http_status=failure.http_status if failure else None, seconds=seconds,
+        key_rested=run.key_rested, retried_after=run.retried_after,
+        message=failure.message if failure else "")
 
 
 async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
@@ -287,7 +261,8 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
                             "required": adapter.line.required, "weight": adapter.line.weight}
 
     def answer(status: str, hits: list[RawHit] | None = None, *, cached: bool = False,
-               extra: list[Note] | None = None) -> LineAnswer:
+               extra: list[Note] | None = None, failure: Failure | None = None
+               ) -> LineAnswer:
         notes = [clean_model(n) for n in [*run.notes, *(extra or [])]]
         if store.error:
             notes.append(Note(source=adapter.name, kind="info",
@@ -297,7 +272,8 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         log.debug("line %s: %s in %.3f s (%d hits%s)", adapter.name, status, seconds,
                   len(hits or []), ", cached" if cached else "")
         return LineAnswer(**base, status=status, hits=hits or [], notes=notes,
-                          seconds=seconds, cached=cached)
+                          seconds=seconds, cached=cached,
+                          outcome=outcome(status, seconds, run, failure))
 
     use_cache = adapter.cacheable and ctx.store is not None and ctx.cache_ttl > 0
     key = ""
@@ -312,12 +288,12 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
             return answer(hit.status, hit.hits, cached=True, extra=hit.notes)
         run.stale = hit
 
-    def stale_or(status: str, note: Note) -> LineAnswer:
+    def stale_or(status: str, note: Note, failure: Failure) -> LineAnswer:
         if run.stale is not None:
             why = "has no usable key" if status == "no_key" else "failed"
-            return answer(run.stale.status, run.stale.hits, cached=True,
+            return answer(run.stale.status, run.stale.hits, cached=True, failure=failure,
                           extra=[note, stale_note(adapter.name, run.stale, why)])
-        return answer(status, extra=[note])
+        return answer(status, extra=[note], failure=failure)
 
     try:
         if adapter.speaks_http:
@@ -325,15 +301,18 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         else:
             parsed = await adapter.fetch(request)
     except NoUsableKey as exc:
+        message = scrub(str(exc), run.secrets)
         return stale_or("no_key", Note(source=adapter.name, kind="no_usable_key",
-                                       message=scrub(str(exc), run.secrets)))
+                                       message=message), Failure("no_key", message))
     except AnswerError as exc:
+        message = scrub(str(exc), run.secrets)
+        kind = exc.kind or ("http_error" if exc.status else "failed")
         return stale_or("failed", Note(source=adapter.name, kind="line_failed",
-                                       message=scrub(str(exc), run.secrets)))
+                                       message=message), Failure(kind, message, exc.status))
     except Exception as exc:  # an adapter bug must not take the search down
         message = f"unexpected {describe_error(exc, run.secrets)}"
         return stale_or("failed", Note(source=adapter.name, kind="line_failed",
-                                       message=message))
+                                       message=message), Failure("unexpected", message))
     parsed = sanitised(parsed)
     if use_cache:
         cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
@@ -369,18 +348,20 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
         late = Note(source=adapter.name, kind="line_timeout",
                     message=f"no answer within the {ctx.timeout:g} s deadline; the other"
                             " lines' answers are kept")
+        missed = Failure("deadline", late.message)
         if run.stale is not None:
             answers.append(LineAnswer(
                 line=adapter.name, order=order, status=run.stale.status,
                 hits=run.stale.hits, cached=True, seconds=elapsed,
                 required=adapter.line.required, weight=adapter.line.weight,
                 notes=[*run.notes, late,
-                       stale_note(adapter.name, run.stale, "missed the deadline")]))
+                       stale_note(adapter.name, run.stale, "missed the deadline")],
+                outcome=outcome(run.stale.status, elapsed, run, missed)))
             continue
         answers.append(LineAnswer(
             line=adapter.name, order=order, status="timeout", seconds=elapsed,
             required=adapter.line.required, weight=adapter.line.weight,
-            notes=[*run.notes, late]))
+            notes=[*run.notes, late], outcome=outcome("timeout", elapsed, run, missed)))
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     return answers

@@ -17,6 +17,9 @@ known exactly. Reported per line:
 - ``keys``: every key variable by NAME, whether it is set, and whether it rests (until when,
   and why), from the store.
 
+What went wrong is read from the answer's ``LineOutcome`` (its kind, HTTP status, retry),
+which the fan-out fills as it asks: never from a note's text.
+
 A line *fails* when it cannot answer (unreachable, timeout, key refused or rate-limited,
 JSON output disabled, unreadable answer, no usable key, server error); it *warns* when it
 answered but something needs a look (slow, answered only on a retry, no results for the
@@ -26,7 +29,6 @@ probe, unresponsive engines, a resting or unset key while another key works).
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -37,13 +39,10 @@ from tamis.backends.base import Adapter
 from tamis.backends.listing import describe_lines
 from tamis.backends.registry import adapter_type, make_adapter
 from tamis.http_client import tamis_client
-from tamis.models import LineAnswer, SearchRequest
+from tamis.models import LineAnswer, LineOutcome, SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.policy.schema import Config
 from tamis.store.base import Store
-
-SHAPE_TROUBLE = re.compile(r"answer is not|not JSON|is JSON \w+, not an object|answered \S+, not")
-FAILURE_KINDS = frozenset({"line_failed", "line_timeout", "no_usable_key"})
 
 
 class EngineTrouble(BaseModel):
@@ -103,8 +102,9 @@ def classify(adapter: Adapter, answer: LineAnswer, seen: _Seen, keys: list[KeySt
              slow: float) -> LineHealth:
     kind = adapter.type
     statuses = seen.statuses
-    failure_notes = [n.message for n in answer.notes if n.kind in FAILURE_KINDS]
     answered = answer.status in ("ok", "empty")
+    outcome = answer.outcome or LineOutcome(  # the fan-out always gives one
+        status=answer.status, kind="answered" if answered else "failed")
     health = LineHealth(name=adapter.name, type=kind, endpoint=adapter.endpoint(),
                         status=answer.status, verdict="ok", latency=round(answer.seconds, 3),
                         http_statuses=statuses, keys=keys,
@@ -112,7 +112,7 @@ def classify(adapter: Adapter, answer: LineAnswer, seen: _Seen, keys: list[KeySt
     # reachable
     if answered or statuses:
         health.reachable = True
-    elif answer.status in ("no_key", "timeout") or any("timed out" in m for m in failure_notes):
+    elif answer.status in ("no_key", "timeout") or outcome.kind == "timeout":
         health.reachable = None  # not asked, or no answer in time: unknown
     else:
         health.reachable = False
@@ -130,7 +130,7 @@ def classify(adapter: Adapter, answer: LineAnswer, seen: _Seen, keys: list[KeySt
         health.auth = "rate limited"
     # shape
     unknown = [n.message for n in answer.notes if n.kind == "unknown_shape"]
-    if unknown or any(SHAPE_TROUBLE.search(m) for m in failure_notes):
+    if unknown or outcome.kind == "bad_answer":
         health.shape = "not recognised"
     elif answered:
         health.shape = "recognised"
@@ -161,17 +161,15 @@ def classify(adapter: Adapter, answer: LineAnswer, seen: _Seen, keys: list[KeySt
             label = "rate limited"
         elif health.shape == "not recognised":
             label = "answer shape not recognised"
-        health.problems.append(f"{label}: " + ("; ".join(failure_notes) or answer.status))
+        health.problems.append(f"{label}: " + (outcome.message or answer.status))
     elif unknown:
         health.problems.append("answer shape not recognised: " + "; ".join(unknown))
 
     # warnings: it answered, but look
     if answered and health.latency is not None and health.latency > slow:
         health.warnings.append(f"slow: answered in {health.latency:.2f} s (over {slow:g} s)")
-    retried = "answered on a retry after: "
-    health.warnings += [f"answered only on a retry: {n.message.removeprefix(retried)}"
-                        for n in answer.notes
-                        if n.kind == "info" and n.message.startswith(retried)]
+    if outcome.retried_after is not None:
+        health.warnings.append(f"answered only on a retry: {outcome.retried_after}")
     if answer.status == "empty" and not unknown:
         health.warnings.append("answered no results to the probe query")
     for trouble in health.unresponsive_engines:
