@@ -169,3 +169,43 @@ def test_every_http_client_comes_from_the_one_factory() -> None:
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "httpx":
                 makers.append(f"{module}:{node.lineno}")
     assert makers == []
+
+
+ERRORS = "tamis.errors"
+# Defined beside their stage in files other work owns this wave; each is caught inside its
+# stage. To move into tamis.errors (under StageError) with those files' next change.
+ERRORS_ELSEWHERE = {
+    "tamis.extract.models.ExtractError", "tamis.extract.worker.WorkerError",
+    "tamis.extract.pdf.PdfError", "tamis.pipeline.urls.InvalidURL",
+}
+EXCEPTION_BASES = {"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError",
+                   "OSError", "LookupError", "ArithmeticError"}
+
+
+def test_every_error_class_is_in_the_one_error_module() -> None:
+    """One error tree (``tamis.errors``, its docstring draws it): no module defines its own
+    exception class (a base ending in Error/Exception, or a builtin exception)."""
+    elsewhere = set()
+    for module, path in MODULES.items():
+        if module == ERRORS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(
+                b, ast.Attribute) else "" for b in node.bases}
+            if bases & EXCEPTION_BASES or any(b.endswith(("Error", "Exception"))
+                                              for b in bases):
+                elsewhere.add(f"{module}.{node.name}")
+    assert elsewhere == ERRORS_ELSEWHERE
+
+
+def test_the_error_tree_has_two_roots_and_its_docstring_names_every_class() -> None:
+    import tamis.errors as errors
+
+    classes = [v for v in vars(errors).values()
+               if isinstance(v, type) and issubclass(v, BaseException)
+               and v.__module__ == ERRORS]
+    assert all(issubclass(c, (errors.TamisError, errors.StageError)) for c in classes)
+    drawn = errors.__doc__ or ""
+    assert [c.__name__ for c in classes if f"+-- {c.__name__} " not in drawn] == []

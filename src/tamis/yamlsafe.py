@@ -12,22 +12,14 @@ from typing import Any
 
 import yaml
 
+from tamis.errors import AliasRefused
+
 try:
     from yaml import CSafeLoader as Loader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as Loader  # type: ignore[assignment]
 
 YAMLError = yaml.YAMLError
-
-
-class AliasRefused(ValueError):
-    """A config file used a YAML alias. ``line`` is 1-based; ``reason`` is the message."""
-
-    def __init__(self, name: str, line: int) -> None:
-        self.line = line
-        self.reason = (f"YAML aliases are not allowed in config files (*{name}):"
-                       " write the value out instead")
-        super().__init__(f"line {line}: {self.reason}")
 
 
 def compose(text: str) -> yaml.Node | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 
 from loopback import Reply
+from watched_store import WatchedStore
 
 from tamis.backends.registry import make_adapter
 from tamis.models import SearchRequest
 from tamis.pipeline.fanout import CACHE_NAMESPACE
+from tamis.pipeline.fanout_store import cache_key
 from tamis.policy.schema import LineConfig
 from tamis.store.base import MemoryStore
 from tamis.store.sqlite import SQLiteStore
@@ -33,7 +35,7 @@ def test_same_query_within_ttl_is_served_from_the_cache(server, run, tmp_path):
     assert second.status == "ok"
     assert [h.model_dump() for h in second.hits] == [h.model_dump() for h in first.hits]
     assert second.notes == first.notes
-    assert len(store.scan(CACHE_NAMESPACE)) == 1
+    assert store.get(CACHE_NAMESPACE, cache_key(line(server), SearchRequest(query="q")))
 
 
 def test_parameters_and_endpoint_are_part_of_the_key(server, run):
@@ -72,11 +74,11 @@ def test_line_params_and_request_settings_are_part_of_the_key(server, run):
 
 def test_ttl_zero_disables_the_cache(server, run):
     server.route("/s", Reply(json=ANSWER))
-    store = MemoryStore()
+    store = WatchedStore()
     for _ in range(2):
         [answer] = run([line(server)], "q", store=store, cache_ttl=0)
         assert not answer.cached
-    assert len(server.seen) == 2 and store.scan(CACHE_NAMESPACE) == {}
+    assert len(server.seen) == 2 and store.entries(CACHE_NAMESPACE) == {}
 
 
 def test_entries_expire(server, run):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 from loopback import Reply
+from watched_store import WatchedStore
 
 from tamis.backends.registry import make_adapter
 from tamis.policy.schema import LineConfig
-from tamis.store.base import MemoryStore
 
 
 def results(n: int, host: str) -> dict:
@@ -104,11 +104,11 @@ def test_no_lines_is_no_answers(run):
 def test_a_bad_endpoint_fails_the_line_without_resting_its_key(run):
     """The schema refuses such a URL at load; a line built without validation still fails
     cleanly at search time."""
-    store = MemoryStore()
+    store = WatchedStore()
     line = LineConfig.model_validate({"name": "tavily"}).model_copy(
         update={"base_url": "ftp://127.0.0.1:21"})
     adapter = make_adapter(line)
     [answer] = run([adapter], env={"TAVILY_API_KEY": "k-123"}, store=store)
     assert answer.status == "failed"
     assert answer.notes[0].message.startswith("bad endpoint: UnsupportedProtocol")
-    assert store.scan("rest") == {}
+    assert store.entries("rest") == {}

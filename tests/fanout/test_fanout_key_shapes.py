@@ -16,12 +16,12 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 from loopback import LoopbackServer, Reply
+from watched_store import WatchedStore
 
 from tamis.backends.registry import make_adapter
 from tamis.core import Tamis
 from tamis.policy.schema import Config, LineConfig
 from tamis.redact import scrub, secret_forms
-from tamis.store.base import MemoryStore
 
 CORE = "tvly-SECRETaaaa1111bbbb"
 BAD_VALUES = [CORE + "\n", CORE + "\r\n", "tvly-SECRET\naaaa1111bbbb", " " + CORE]
@@ -106,7 +106,7 @@ def test_python_api_never_sends_a_malformed_key(tmp_path: Path, caplog) -> None:
         server.route("/search", Reply(json={"results": []}))
         config = Config(backends=[LineConfig(name="tavily", base_url=server.url,
                                              api_key_env="TAVILY_API_KEY")])
-        store = MemoryStore()
+        store = WatchedStore()
 
         async def main():
             async with Tamis(config, store=store, env={"TAVILY_API_KEY": value}) as layer:
@@ -117,7 +117,7 @@ def test_python_api_never_sends_a_malformed_key(tmp_path: Path, caplog) -> None:
     assert response.lines[0].status == "no_key"
     text = response.model_dump_json() + caplog.text + "".join(
         v.decode("utf-8", "replace") for ns in ("rest", "answers") for v in
-        store.scan(ns).values())
+        store.entries(ns).values())
     assert "TAVILY_API_KEY is not usable: its value holds a line break" in text
     for shown in encodings(value):
         assert shown not in text, shown

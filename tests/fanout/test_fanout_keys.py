@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from loopback import Reply, Seen
+from watched_store import WatchedStore
 
 from tamis.backends.keys import REST_NAMESPACE, read_rest
 from tamis.backends.registry import make_adapter
@@ -92,11 +93,11 @@ def test_rest_durations(server, run, status, seconds):
 
 def test_a_client_error_other_than_auth_does_not_rest_or_fail_over(server, run):
     server.route("/search", keyed({"TAVILY_KEY_A": 400}))
-    store = MemoryStore()
+    store = WatchedStore()
     [answer] = run([tavily(server, ["TAVILY_KEY_A", "TAVILY_KEY_B"])], env=KEYS, store=store)
     assert answer.status == "failed" and answer.notes[0].message == "HTTP 400"
     assert used(server) == ["TAVILY_KEY_A"]
-    assert store.scan(REST_NAMESPACE) == {}
+    assert store.entries(REST_NAMESPACE) == {}
 
 
 def test_a_sole_key_rests_one_minute_then_the_line_has_no_key(server, run):
@@ -231,9 +232,9 @@ def test_section_strategy_applies_and_the_line_strategy_wins(server, run):
 
 def test_rest_entries_carry_until_and_reason_with_a_ttl(server, run):
     server.route("/search", keyed({"TAVILY_KEY_A": 429}))
-    store = MemoryStore()
+    store = WatchedStore()
     run([tavily(server, ["TAVILY_KEY_A", "TAVILY_KEY_B"])], env=KEYS, store=store)
-    entries = store.scan(REST_NAMESPACE)
+    entries = store.entries(REST_NAMESPACE)
     assert list(entries) == ["tavily/TAVILY_KEY_A"]
     data = json.loads(entries["tavily/TAVILY_KEY_A"])
     assert set(data) == {"until", "reason"}

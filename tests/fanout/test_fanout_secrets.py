@@ -6,11 +6,11 @@ import logging
 
 import httpx
 from loopback import Reply, Seen
+from watched_store import WatchedStore
 
 from tamis.backends.registry import make_adapter
 from tamis.pipeline.fanout import describe_error, scrub
 from tamis.policy.schema import LineConfig
-from tamis.store.base import MemoryStore
 
 SECRETS = {
     "TAVILY_KEY_1": "tvly-SECRET-aaaa-1111",
@@ -57,7 +57,7 @@ def test_no_secret_in_any_captured_output(server, run, capfd, caplog):
         LineConfig(name="down", type="tavily", base_url="http://127.0.0.1:9",
                    api_key_env="TAVILY_KEY_1"),
     ]
-    store = MemoryStore()
+    store = WatchedStore()
     answers = run([make_adapter(x) for x in lines], "q", env=SECRETS, store=store, timeout=1.0,
                   cache_ttl=60)
     statuses = {a.line: a.status for a in answers}
@@ -77,7 +77,7 @@ def test_no_secret_in_any_captured_output(server, run, capfd, caplog):
         *(a.model_dump_json() for a in answers),
         *(repr(r.__dict__) for r in caplog.records),
         *(v.decode("utf-8", "replace") for ns in ("rest", "answers", "rotation")
-          for v in store.scan(ns).values()),
+          for v in store.entries(ns).values()),
     ])
     assert "HTTP Request" in caplog.text  # httpx did log its requests
     for name, value in SECRETS.items():

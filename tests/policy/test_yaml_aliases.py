@@ -12,8 +12,7 @@ import pytest
 
 from tamis import yamlsafe
 from tamis.dupes.config import load_config as load_dupes_config
-from tamis.dupes.errors import DupesError
-from tamis.errors import ConfigError
+from tamis.errors import ConfigError, DupesError
 from tamis.settings import load_config
 
 

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
+from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.policy.schema import AuthStyle, LineConfig
 from tamis.text import clean_text
@@ -131,22 +132,6 @@ class Parsed:
 
     hits: list[RawHit] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
-
-
-class AnswerError(Exception):
-    """The line answered, but not with something usable. The message is shown as a note.
-
-    ``rest_key`` says whether the key that was used should rest (auth or quota trouble,
-    server errors, connection errors). ``kind``: what went wrong, as a ``LineOutcome`` kind
-    (the fan-out fills it when the raiser does not). Messages never contain a key.
-    """
-
-    def __init__(self, message: str, *, rest_key: bool = False, status: int | None = None,
-                 kind: str | None = None):
-        super().__init__(message)
-        self.rest_key = rest_key
-        self.status = status
-        self.kind = kind
 
 
 # Time ranges as each provider spells them.

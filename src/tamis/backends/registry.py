@@ -27,18 +27,13 @@ from typing import TYPE_CHECKING
 
 import tamis.backends
 from tamis.backends.base import AUTH_HEADERS, COMMON_KEYS, Adapter
-from tamis.errors import ConfigError
+from tamis.errors import ConfigError, DeclarationError
 from tamis.policy.checks import ENV_NAME, url_problem
 from tamis.policy.schema import LineConfig
 from tamis.redact import value_problem
 
 if TYPE_CHECKING:
     from tamis.policy.schema import Config
-
-
-class DeclarationError(ConfigError, TypeError):
-    """An adapter module that cannot be imported, or whose declaration tamis could not use:
-    one ``error:`` line naming the module, like any other config error."""
 
 
 @functools.cache

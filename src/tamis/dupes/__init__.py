@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from tamis.dupes.config import DupesConfig, load_config
 from tamis.dupes.detect import find_duplicates
-from tamis.dupes.errors import DupesError
 from tamis.dupes.models import Item, Report
 from tamis.dupes.report import render_text, to_json
+from tamis.errors import DupesError
 
 __all__ = [
     "DupesConfig",

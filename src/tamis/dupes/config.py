@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tamis import yamlsafe
-from tamis.dupes.errors import DupesError
+from tamis.errors import DupesError
 
 
 class DupesConfig(BaseModel):

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from tamis.dupes.config import DupesConfig, load_config
-from tamis.dupes.errors import DupesError
 from tamis.dupes.families import find_run_families
 from tamis.dupes.models import Item, Report
 from tamis.dupes.read_fields import Graph
@@ -24,6 +23,7 @@ from tamis.dupes.read_files import JsonlGraph, RecordsGraph
 from tamis.dupes.read_sqlite import SqliteGraph
 from tamis.dupes.state import compare_with_previous, load_state, save_state
 from tamis.dupes.verdicts import find_identical_bodies, find_near_duplicates, find_stubs
+from tamis.errors import DupesError
 
 
 def detect(graph: Graph, config: DupesConfig) -> list[Item]:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from tamis.dupes.config import DupesConfig
-from tamis.dupes.errors import DupesError
 from tamis.dupes.models import NodeId, NodeRecord, SourceInfo
 from tamis.dupes.read_fields import (
     RecordMaker,
@@ -21,6 +20,7 @@ from tamis.dupes.read_fields import (
     printable,
 )
 from tamis.dupes.sketch import Sketches
+from tamis.errors import DupesError
 
 
 def _record_fields(

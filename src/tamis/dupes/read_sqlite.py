@@ -29,9 +29,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tamis.dupes.config import DupesConfig
-from tamis.dupes.errors import DupesError
 from tamis.dupes.models import NodeId, NodeRecord, SourceInfo
 from tamis.dupes.read_fields import RecordMaker, as_text, inline_dimensions, metadata
+from tamis.errors import DupesError
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _EDGE_COLUMNS = (("from_node_id", "to_node_id"), ("source_id", "target_id"), ("from_id", "to_id"))

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tamis.dupes.errors import DupesError
 from tamis.dupes.models import Report, Vanished, id_sort_key
+from tamis.errors import DupesError
 
 PreviousItems = dict[str, dict[str, Any]]
 

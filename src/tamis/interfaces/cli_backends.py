@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import click
 
@@ -37,11 +36,7 @@ def backends(config_path: str | None, as_json: bool, types: bool) -> None:
         return
     from tamis.store.base import open_store
 
-    try:
-        loaded = load_config(config_path)
-    except TamisError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    loaded = load_config(config_path)  # a ConfigError is friendly_errors' one line
     store = None
     try:
         store = open_store(loaded.config.store.url)
@@ -49,9 +44,6 @@ def backends(config_path: str | None, as_json: bool, types: bool) -> None:
         click.echo(f"warning: {exc}; key rests are not shown", err=True)
     try:
         lines = describe_lines(loaded.config, store, os.environ)
-    except TamisError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
     finally:
         if store is not None:
             store.close()

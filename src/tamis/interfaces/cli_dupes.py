@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from tamis.interfaces.cli_common import friendly_errors
+
 _PATH = click.Path(path_type=Path)
 
 
@@ -29,6 +31,7 @@ _PATH = click.Path(path_type=Path)
     "--state", type=_PATH, help="Previous report file: mark new/UNFIXED/vanished, then update it."
 )
 @click.option("--config", "config_path", type=_PATH, help="YAML file with a `dupes:` section.")
+@friendly_errors
 def dupes(
     db: Path | None,
     jsonl: Path | None,
@@ -43,15 +46,11 @@ def dupes(
     SAFE-MERGE (identical bodies: a human decides), HUMAN-DECISION (same subject, bodies
     differ: propose an edge).
     """
-    from tamis.dupes import DupesError, find_duplicates, render_text, to_json
+    from tamis.dupes import find_duplicates, render_text, to_json
 
     if (db is None) == (jsonl is None):
         raise click.UsageError("give exactly one input: --db PATH or --jsonl PATH")
-    try:
-        report = find_duplicates(db, jsonl=jsonl, config=config_path, state=state)
-    except DupesError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(2) from None
+    report = find_duplicates(db, jsonl=jsonl, config=config_path, state=state)
     click.echo(to_json(report) if as_json or fmt == "json" else render_text(report))
 
 

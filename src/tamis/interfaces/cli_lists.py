@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tamis.errors import TamisError
 from tamis.interfaces.cli_common import friendly_errors
 
 if TYPE_CHECKING:
@@ -25,11 +24,7 @@ if TYPE_CHECKING:
 def _load(config_path: str | None):  # type: ignore[no-untyped-def]
     from tamis.settings import load_config
 
-    try:
-        loaded = load_config(config_path)
-    except TamisError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    loaded = load_config(config_path)  # a ConfigError is friendly_errors' one line
     path = Path(loaded.source)
     return loaded, (path.parent if path.is_file() else None)
 

@@ -13,8 +13,8 @@ import sys
 
 import click
 
-from tamis.errors import TamisError
 from tamis.extract import ReadResponse
+from tamis.interfaces.cli_common import friendly_errors
 
 
 def as_markdown(answer: ReadResponse) -> str:
@@ -54,17 +54,11 @@ async def _read(url: str, config_path: str | None, max_chars: int | None, start:
               help="Config file (default: $TAMIS_CONFIG, then the user config).")
 @click.option("--format", "output", type=click.Choice(["json", "markdown"]), default="json",
               show_default=True)
+@friendly_errors
 def read(url: str, max_chars: int | None, start: int, query: str | None, config_path: str | None,
          output: str) -> None:
     """Read one page (URL) under a character budget: JSON or markdown on stdout."""
-    try:
-        answer = asyncio.run(_read(url, config_path, max_chars, start, query))
-    except TamisError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # never a traceback for the user
-        click.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
-        sys.exit(2)
+    answer = asyncio.run(_read(url, config_path, max_chars, start, query))
     click.echo(answer.model_dump_json(indent=2) if output == "json" else as_markdown(answer))
     if answer.exit_code:
         detail = f": {answer.detail}" if answer.detail else ""

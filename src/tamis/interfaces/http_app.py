@@ -30,7 +30,7 @@ from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_answers import Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
-from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_response
+from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_for, error_response
 from tamis.interfaces.render import response_dict
 from tamis.interfaces.web import web_routes
 from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
@@ -113,13 +113,9 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
                   redoc_url=None,
                   description="A search layer for AI agents. See docs/contract.md.")
 
-    @app.exception_handler(HTTPError)
-    async def _http_error(_: Request, exc: HTTPError) -> JSONResponse:
-        return error_response(exc.status, exc.message, exc.headers)
-
-    @app.exception_handler(TamisError)
+    @app.exception_handler(TamisError)  # HTTPRefusal included: the one map, error_for
     async def _tamis_error(_: Request, exc: TamisError) -> JSONResponse:
-        return error_response(400, str(exc))
+        return error_for(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -26,7 +26,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tamis.core import Tamis
-from tamis.errors import RequestRejected, TamisError
+from tamis.errors import HTTPRefusal as HTTPError  # the name every endpoint raises
+from tamis.errors import TamisError
 from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, host_name
 from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
@@ -43,12 +44,12 @@ JSON_BODY_PATHS = frozenset({"/v1/search", "/v1/read", "/extract"})
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-class HTTPError(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
+def error_for(exc: TamisError) -> JSONResponse:
+    """The one map from the error tree to HTTP: an ``HTTPRefusal`` answers its own status
+    and headers, every other ``TamisError`` (a limit, a bad config value...) 400."""
+    if isinstance(exc, HTTPError):
+        return error_response(exc.status, exc.message, exc.headers)
+    return error_response(400, str(exc))
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None
@@ -133,18 +134,12 @@ class Service:
 
     def check_query(self, query: str | None) -> str:
         """A query over HTTP: the core's check with ``serve.max_query_chars``; 400 if not."""
-        try:
-            return check_query(query, max_chars=self.config().max_query_chars,
-                               setting="serve.max_query_chars",
-                               how="give q (GET) or query (POST)")
-        except RequestRejected as exc:
-            raise HTTPError(400, str(exc)) from None
+        return check_query(query, max_chars=self.config().max_query_chars,
+                           setting="serve.max_query_chars", how="give q (GET) or query (POST)")
 
     def cap(self, max_results: int | None) -> int | None:
-        try:
-            return check_max_results(max_results, self.config().max_results)
-        except RequestRejected as exc:
-            raise HTTPError(400, str(exc)) from None
+        """``max_results`` within ``serve.max_results``; a RequestRejected (400) if not."""
+        return check_max_results(max_results, self.config().max_results)
 
     def rate_limited(self, request: Request) -> str | None:
         """Count this request against its client's minute; None, or a note when the store
@@ -271,9 +266,8 @@ class Guard:
                 try:
                     async with self.service.slot():
                         await self.app(scope, receive, sending)
-                except HTTPError as exc:
-                    await error_response(exc.status, exc.message, exc.headers)(
-                        scope, receive, sending)
+                except TamisError as exc:
+                    await error_for(exc)(scope, receive, sending)
             else:
                 await self.app(scope, receive, sending)
         finally:

@@ -7,8 +7,8 @@ the server keeps running. ``lite=True`` exposes query-only schemas for small loc
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -18,10 +18,24 @@ from pydantic import Field
 
 from tamis import __version__
 from tamis.core import Tamis
-from tamis.errors import TamisError
+from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
 from tamis.failure import failure_reason
 from tamis.models import SearchRequest, SearchResponse
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """The one map from the error tree to MCP: a ``TamisError`` (or an argument pydantic
+    refuses) is a tool error holding its one line; the server keeps serving."""
+    try:
+        yield
+    except TamisError as exc:
+        raise ToolError(str(exc)) from None
+    except ValueError as exc:  # pydantic validation of the arguments
+        raise ToolError(f"invalid arguments: {exc.errors()[0]['msg']}"  # type: ignore
+                        if hasattr(exc, "errors") else str(exc)) from None
+
 
 SEARCH_DESCRIPTION = (
     "Search the web. Use this first for any question that needs current or external "
@@ -108,18 +122,13 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
                         budget: int | None = None, time_range: str | None = None,
                         language: str | None = None, categories: str | None = None
                         ) -> CallToolResult:
-        try:
+        with tool_errors():
             request = SearchRequest(query=query, max_results=max_results,
                                     time_range=time_range,  # type: ignore[arg-type]
                                     language=language, categories=categories)
             response = await get_layer().search(request, extract=extract, budget=budget)
-        except TamisError as exc:
-            raise ToolError(str(exc)) from None
-        except ValueError as exc:  # pydantic validation of the arguments
-            raise ToolError(f"invalid arguments: {exc.errors()[0]['msg']}"  # type: ignore
-                            if hasattr(exc, "errors") else str(exc)) from None
-        if response.status == "failed":
-            raise ToolError(failure_reason(response))
+            if response.status == "failed":
+                raise SearchFailed(failure_reason(response))
         return CallToolResult(
             content=[TextContent(type="text", text=search_markdown(response))],
             structured_content=response.model_dump(mode="json", exclude_none=False),
@@ -127,10 +136,8 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
 
     async def do_read(url: str, max_chars: int | None = None, start: int = 0,
                       query: str | None = None) -> CallToolResult:
-        try:
+        with tool_errors():
             page = await get_layer().read(url, max_chars=max_chars, start=start, query=query)
-        except TamisError as exc:
-            raise ToolError(str(exc)) from None
         if page.status.startswith("failed") or page.status in ("blocked", "unsupported_type"):
             raise ToolError(f"could not read {url}: {page.status}"
                             + (f" ({page.detail})" if page.detail else ""))

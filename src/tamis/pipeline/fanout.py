@@ -48,6 +48,7 @@ import httpx
 
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
+from tamis.errors import NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
 from tamis.models import LineAnswer, LineOutcome, Note, RawHit, SearchRequest
 from tamis.pipeline.fanout_read import (  # MAX_ANSWER_BYTES: the size tests read it here
@@ -103,10 +104,6 @@ class FanoutContext:
 
 
 # -- one line ------------------------------------------------------------------------------------
-class NoUsableKey(Exception):
-    """No key of the line can be used now: not set, or resting."""
-
-
 @dataclass
 class _Run:
     """What one line's task has gathered so far (kept even if the deadline cuts it)."""

@@ -64,13 +64,6 @@ class GuardedStore:
         except Exception as exc:
             self._fail(exc)
 
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        try:
-            return self.store.scan(namespace)
-        except Exception as exc:
-            self._fail(exc)
-            return {}
-
     def close(self) -> None:  # the caller owns the store
         pass
 

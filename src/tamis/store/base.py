@@ -20,10 +20,6 @@ class Store(Protocol):
 
     def delete(self, namespace: str, key: str) -> None: ...
 
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        """Every live entry of a namespace (small namespaces only, e.g. key rests)."""
-        ...
-
     def incr(self, namespace: str, key: str, ttl: float) -> int:
         """Add one to a counter and return it; a new counter expires after ``ttl`` seconds
         (fixed-window rate limits shared by every process on the store)."""
@@ -53,15 +49,6 @@ class MemoryStore:
 
     def delete(self, namespace: str, key: str) -> None:
         self._data.pop((namespace, key), None)
-
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        out = {}
-        for (ns, key) in list(self._data):
-            if ns == namespace:
-                value = self.get(ns, key)
-                if value is not None:
-                    out[key] = value
-        return out
 
     def incr(self, namespace: str, key: str, ttl: float) -> int:
         raw = self.get(namespace, key)

@@ -13,7 +13,6 @@ A Redis that cannot be reached is a ``ConfigError`` with one clear line naming t
 from __future__ import annotations
 
 import contextlib
-import re
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
@@ -23,7 +22,6 @@ from redis.retry import Retry
 from tamis.errors import ConfigError
 
 PREFIX = "tamis:"
-_GLOB = re.compile(r"([*?\[\]\\])")
 
 
 def redact_url(url: str) -> str:
@@ -103,21 +101,6 @@ class RedisStore:
 
     def delete(self, namespace: str, key: str) -> None:
         self._call(self._redis.delete, self._key(namespace, key))
-
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        prefix = self._key(namespace, "")
-        pattern = _GLOB.sub(r"\\\1", prefix) + "*"
-        names = list(self._call(lambda: list(self._redis.scan_iter(match=pattern, count=500))))
-        if not names:
-            return {}
-        values = self._call(self._redis.mget, names)
-        out: dict[str, bytes] = {}
-        for name, value in zip(names, values, strict=True):
-            if value is None:  # expired between SCAN and MGET
-                continue
-            text = name.decode("utf-8") if isinstance(name, bytes) else str(name)
-            out[text[len(prefix):]] = bytes(value)
-        return out
 
     def incr(self, namespace: str, key: str, ttl: float) -> int:
         name = self._key(namespace, key)

@@ -63,15 +63,6 @@ class SQLiteStore:
         with self._lock:
             self._db.execute("DELETE FROM kv WHERE namespace=? AND key=?", (namespace, key))
 
-    def scan(self, namespace: str) -> dict[str, bytes]:
-        now = time.time()
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT key, value FROM kv WHERE namespace=? AND (expires IS NULL OR expires > ?)",
-                (namespace, now),
-            ).fetchall()
-        return {key: bytes(value) for key, value in rows}
-
     def incr(self, namespace: str, key: str, ttl: float) -> int:
         now = time.time()
         with self._lock:

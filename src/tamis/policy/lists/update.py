@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tamis.errors import DownloadTooLarge
 from tamis.http_client import download_client
 from tamis.policy.lists.load import parse_cached
 from tamis.policy.lists.storage import (
@@ -30,10 +31,6 @@ from tamis.policy.lists.storage import (
 from tamis.policy.schema import ListEntry
 
 USER_AGENT = "tamis lists update"
-
-
-class TooLarge(Exception):
-    pass
 
 
 @dataclass
@@ -79,12 +76,12 @@ def _fetch(client: httpx.Client, entry: ListEntry, meta: dict[str, object]
             return response.status_code, b"", response.headers
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > entry.max_bytes:
-            raise TooLarge(f"{int(declared):,} bytes declared")
+            raise DownloadTooLarge(f"{int(declared):,} bytes declared")
         chunks, size = [], 0
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > entry.max_bytes:
-                raise TooLarge(f"more than {entry.max_bytes:,} bytes")
+                raise DownloadTooLarge(f"more than {entry.max_bytes:,} bytes")
             chunks.append(chunk)
         return 200, b"".join(chunks), response.headers
 
@@ -104,7 +101,7 @@ def update_one(client: httpx.Client, entry: ListEntry) -> UpdateResult:
     start = time.perf_counter()
     try:
         status, data, headers = _fetch(client, entry, meta)
-    except TooLarge as exc:
+    except DownloadTooLarge as exc:
         return UpdateResult(entry.name, "failed", f"failed: the list is over the size cap"
                             f" (max_bytes {entry.max_bytes:,}): {exc}{kept}")
     except httpx.TimeoutException:
