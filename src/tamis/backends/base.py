@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest
+from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
 from tamis.text import clean_text
 
@@ -155,7 +156,8 @@ class Adapter:
     cacheable: ClassVar[bool] = True
     max_count: ClassVar[int] = 100  # the most results the provider returns in one answer
 
-    def __init__(self, line: LineConfig, *, max_results: int = 8, max_chars: int = 400,
+    def __init__(self, line: LineConfig, *, max_results: int = MAX_RESULTS,
+                 max_chars: int = MAX_CHARS,
                  pool_strategy: str | None = None, env: Mapping[str, str] | None = None
                  ) -> None:
         self.line = line

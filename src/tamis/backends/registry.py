@@ -29,6 +29,7 @@ import tamis.backends
 from tamis.backends.base import AUTH_HEADERS, COMMON_KEYS, Adapter
 from tamis.errors import ConfigError, DeclarationError
 from tamis.policy.checks import ENV_NAME, url_problem
+from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import LineConfig
 from tamis.redact import value_problem
 
@@ -104,7 +105,8 @@ def adapter_class(kind: str) -> type[Adapter]:
     return cls
 
 
-def make_adapter(line: LineConfig, *, max_results: int = 8, max_chars: int = 400,
+def make_adapter(line: LineConfig, *, max_results: int = MAX_RESULTS,
+                 max_chars: int = MAX_CHARS,
                  pool_strategy: str | None = None, env: Mapping[str, str] | None = None
                  ) -> Adapter:
     """The adapter for one line. ``pool_strategy``: the section-level default; ``env``: the

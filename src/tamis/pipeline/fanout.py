@@ -67,6 +67,7 @@ from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-
     describe_error,
     stale_note,
 )
+from tamis.policy.defaults import TIMEOUT
 from tamis.redact import scrub
 from tamis.store.base import MemoryStore, Store
 
@@ -90,7 +91,7 @@ class FanoutContext:
     client: httpx.AsyncClient
     store: Store | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    timeout: float = 10.0
+    timeout: float = TIMEOUT
     cache_ttl: float = 0.0
     pool_strategy: str = "fill_first"
     now: Callable[[], float] = time.time

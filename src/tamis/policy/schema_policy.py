@@ -116,12 +116,15 @@ class IntentPolicy(Strict):
     transactional_words: list[str] = Field(default_factory=list)
     service_words: list[str] = Field(default_factory=list)
     technical_terms: list[str] = Field(default_factory=list)
-    max_name_words: int = Field(default=3, ge=0, description="A query of at most this many"
+    max_name_words: int = Field(default=4, ge=0, description="A query of at most this many"
                                 " words, with no other marker, is a name (navigational)")
     first_hosts: int = Field(default=5, ge=0, description="Result hosts a query may name")
-    navigational: IntentExceptions = Field(default_factory=IntentExceptions)
-    definitional: IntentExceptions = Field(default_factory=IntentExceptions)
-    transactional: IntentExceptions = Field(default_factory=IntentExceptions)
+    navigational: IntentExceptions = Field(
+        default_factory=lambda: IntentExceptions(host_root=True, prefer=False))
+    definitional: IntentExceptions = Field(
+        default_factory=lambda: IntentExceptions(host_root=True))
+    transactional: IntentExceptions = Field(
+        default_factory=lambda: IntentExceptions(host_root=True))
     informational: IntentExceptions = Field(default_factory=IntentExceptions)
 
 
