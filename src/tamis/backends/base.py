@@ -217,6 +217,14 @@ class Adapter:
         wanted = request.max_results or self.max_results
         return max(1, min(wanted, self.max_count))
 
+    def post_json(self, asked: Mapping[str, Any], key: str | None,
+                  defaults: Mapping[str, Any] | None = None) -> HttpRequest:
+        """A JSON POST to the search URL: ``request_fields(asked, defaults)`` as the body,
+        the key in the auth header (what most JSON search APIs take)."""
+        headers = {"Accept": "application/json", **self.auth_headers(key)}
+        return HttpRequest("POST", self.search_url(), json=self.request_fields(asked, defaults),
+                           headers=headers)
+
     def auth_headers(self, key: str | None) -> dict[str, str]:
         """The header that carries a key, in the line's (or the adapter's) auth style."""
         if not key:

@@ -59,10 +59,8 @@ class Exa(Adapter):
         if request.time_range:
             start = datetime.now(UTC) - timedelta(days=TIME_RANGE_DAYS[request.time_range])
             body["startPublishedDate"] = start.strftime("%Y-%m-%dT00:00:00.000Z")
-        body = self.request_fields(
-            body, {"contents": {"highlights": {"maxCharacters": self.max_chars}}})
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("POST", self.search_url(), json=body, headers=headers)
+        return self.post_json(
+            body, key, {"contents": {"highlights": {"maxCharacters": self.max_chars}}})
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):

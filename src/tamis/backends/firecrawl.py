@@ -68,9 +68,7 @@ class Firecrawl(Adapter):
         body: dict[str, Any] = {"query": request.query, "limit": self.count(request)}
         if request.time_range:
             body["tbs"] = TBS[request.time_range]
-        body = self.request_fields(body)
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("POST", self.search_url(), json=body, headers=headers)
+        return self.post_json(body, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict):

@@ -62,9 +62,7 @@ class Serper(Adapter):
             body["gl"] = country
         if request.pageno and request.pageno > 1:
             body["page"] = request.pageno
-        body = self.request_fields(body)
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("POST", self.search_url(), json=body, headers=headers)
+        return self.post_json(body, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict):

@@ -48,9 +48,7 @@ class Tavily(Adapter):
             body["include_domains"] = list(request.include_domains)
         if request.exclude_domains:
             body["exclude_domains"] = list(request.exclude_domains)
-        body = self.request_fields(body, {"search_depth": "basic", "topic": "general"})
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("POST", self.search_url(), json=body, headers=headers)
+        return self.post_json(body, key, {"search_depth": "basic", "topic": "general"})
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
