@@ -57,3 +57,13 @@ def test_tamis_dupes_speaks_through_the_cli_map(tmp_path) -> None:
     assert outcome.exit_code == 2 and outcome.stdout == ""
     [line] = outcome.stderr.strip().splitlines()
     assert line.startswith("error: ") and "nodes.jsonl" in line
+
+
+@pytest.mark.anyio
+async def test_the_sync_api_inside_a_running_loop_says_what_to_await() -> None:
+    import tamis
+
+    with pytest.raises(SearchFailed, match=r"tamis.search\(\) .* `await tamis.asearch"):
+        tamis.search("x")
+    with pytest.raises(SearchFailed, match=r"tamis.read\(\) .* `await tamis.aread"):
+        tamis.read("http://127.0.0.1:9/")

@@ -18,7 +18,7 @@ import asyncio
 import functools
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -332,14 +332,20 @@ async def asearch(query: str, *, config: Config | str | Path | None = None,
         return await layer.search(request, extract=extract, explain=explain)
 
 
-def search(query: str, **options: Any) -> SearchResponse:
-    """Search once, synchronously. Inside a running event loop, use ``asearch``."""
+def _outside_a_loop(name: str, work: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """Run ``work()`` to its end, for the synchronous ``tamis.<name>``; inside a running
+    event loop that cannot be done: the caller is told to await ``tamis.a<name>``."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(asearch(query, **options))
-    raise SearchFailed("tamis.search() was called inside a running event loop; use "
-                       "`await tamis.asearch(...)` there")
+        return asyncio.run(work())
+    raise SearchFailed(f"tamis.{name}() was called inside a running event loop; use "
+                       f"`await tamis.a{name}(...)` there")
+
+
+def search(query: str, **options: Any) -> SearchResponse:
+    """Search once, synchronously. Inside a running event loop, use ``asearch``."""
+    return _outside_a_loop("search", lambda: asearch(query, **options))
 
 
 async def aread(url: str, *, config: Config | str | Path | None = None,
@@ -350,9 +356,4 @@ async def aread(url: str, *, config: Config | str | Path | None = None,
 
 def read(url: str, **options: Any) -> ReadResponse:
     """Read one page under a budget: ``tamis.read(url, max_chars=4000, query="...")``."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(aread(url, **options))
-    raise SearchFailed("tamis.read() was called inside a running event loop; use "
-                       "`await tamis.aread(...)` there")
+    return _outside_a_loop("read", lambda: aread(url, **options))

@@ -42,3 +42,10 @@ def construct(node: yaml.Node | None) -> Any:
 def load(text: str) -> Any:
     """``yaml.safe_load`` for config files: C loader when present, aliases refused."""
     return construct(compose(text))
+
+
+def problem_of(exc: yaml.YAMLError) -> tuple[int | None, str | None]:
+    """Where (1-based line, or None) and what (PyYAML's ``problem``, or None) a YAML error
+    says, for a reader's one-line error."""
+    mark = getattr(exc, "problem_mark", None)
+    return (mark.line + 1 if mark is not None else None), getattr(exc, "problem", None)

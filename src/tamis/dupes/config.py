@@ -140,10 +140,9 @@ def load_config(path: str | Path | None) -> DupesConfig:
     except yamlsafe.AliasRefused as exc:
         raise DupesError(f"{p}:{exc.line}: {exc.reason}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise DupesError(f"{p}{where}: not valid YAML ({problem})") from None
+        line, problem = yamlsafe.problem_of(exc)
+        where = f":{line}" if line is not None else ""
+        raise DupesError(f"{p}{where}: not valid YAML ({problem or 'invalid YAML'})") from None
     if data is None:
         return DupesConfig()
     if not isinstance(data, dict):

@@ -108,14 +108,20 @@ def searx_request(service: Service, params: Mapping[str, str]) -> SearchRequest:
 def compat_router(service: Service) -> APIRouter:
     router = APIRouter()
 
-    async def searxng_answer(request: Request, params: Mapping[str, str]) -> JSONResponse:
-        search_request = searx_request(service, params)
+    async def searched(request: Request, search_request: SearchRequest, *, extract: bool
+                       ) -> SearchResponse:
+        """One compatible search under the service's limits, counted; 502 with the one
+        failure reason when it failed."""
         response: SearchResponse
         response, _ = await service.limited(
-            request, service.get_layer().search(search_request, extract=False))
+            request, service.get_layer().search(search_request, extract=extract))
         service.metrics.observe_search(response)
         if response.status == "failed":
             raise HTTPError(502, failure_reason(response))
+        return response
+
+    async def searxng_answer(request: Request, params: Mapping[str, str]) -> JSONResponse:
+        response = await searched(request, searx_request(service, params), extract=False)
         return JSONResponse(searxng_shape(response))
 
     async def tavily_answer(request: Request, raw_body: bytes) -> JSONResponse:
@@ -131,12 +137,7 @@ def compat_router(service: Service) -> APIRouter:
                                        include_domains=body.include_domains or [],
                                        exclude_domains=body.exclude_domains or [])
         raw = bool(body.include_raw_content)
-        response: SearchResponse
-        response, _ = await service.limited(
-            request, service.get_layer().search(search_request, extract=raw))
-        service.metrics.observe_search(response)
-        if response.status == "failed":
-            raise HTTPError(502, failure_reason(response))
+        response = await searched(request, search_request, extract=raw)
         return JSONResponse(tavily_shape(response, raw, str(uuid.uuid4())))
 
     @router.get("/search", summary="SearXNG-compatible search (format=json)")

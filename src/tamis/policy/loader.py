@@ -170,10 +170,10 @@ def read_config(
         except yamlsafe.AliasRefused as exc:
             raise ConfigError(f"{source}, line {exc.line}: {exc.reason}") from None
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f", line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "not valid YAML"
-            raise ConfigError(f"{source}{at}: not valid YAML: {problem}") from None
+            line, problem = yamlsafe.problem_of(exc)
+            at = f", line {line}" if line is not None else ""
+            raise ConfigError(f"{source}{at}: not valid YAML: {problem or 'not valid YAML'}"
+                              ) from None
         if user is None:
             user = {}
         if not isinstance(user, dict):
