@@ -28,7 +28,7 @@ def test_what_a_user_sees_is_a_tamis_error_and_a_stage_error_is_not() -> None:
 
 
 def test_http_maps_the_tree_in_one_place() -> None:
-    from tamis.interfaces.http_limits import error_for
+    from tamis.interfaces.http_errors import error_for
 
     limited = error_for(HTTPRefusal(429, "rate limit", {"Retry-After": "7"}))
     assert limited.status_code == 429 and limited.headers["retry-after"] == "7"

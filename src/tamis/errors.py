@@ -4,7 +4,8 @@ Two families. ``TamisError`` reaches a user: ``str(err)`` is the one line that s
 wrong and where (file, key, line, backend), never a traceback. Each interface maps it to its
 shape in one place: the CLI prints ``error: <line>`` and exits ``exit_code``
 (``interfaces.cli_common.friendly_errors``), HTTP answers ``status`` with ``{"error": ...}``
-(``interfaces.http_app``), MCP gives a tool error (``interfaces.mcp_server.tool_errors``).
+(``interfaces.http_errors.error_for``), MCP gives a tool error
+(``interfaces.mcp_server.tool_errors``).
 ``StageError`` never reaches a user: the stage that raises it catches it at its own
 boundary and turns it into a status and a note (a line ``failed``, a key ``no_key``).
 

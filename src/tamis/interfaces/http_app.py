@@ -30,7 +30,8 @@ from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_answers import Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
-from tamis.interfaces.http_limits import Guard, HTTPError, Service, error_for, error_response
+from tamis.interfaces.http_errors import error_for, error_response
+from tamis.interfaces.http_limits import Guard, HTTPError, Service
 from tamis.interfaces.render import response_dict
 from tamis.interfaces.web import web_routes
 from tamis.models import Note, SearchRequest, SearchResponse, TimeRange

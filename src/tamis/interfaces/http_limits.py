@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -29,6 +28,7 @@ from tamis.core import Tamis
 from tamis.errors import HTTPRefusal as HTTPError  # the name every endpoint raises
 from tamis.errors import TamisError
 from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, host_name
+from tamis.interfaces.http_errors import error_for, error_response
 from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
 
@@ -42,22 +42,6 @@ ENDPOINTS = SEARCH_PATHS | PUBLIC_PATHS | {"/metrics", "/config", "/ui/policy",
                                           "/openapi.json"}
 JSON_BODY_PATHS = frozenset({"/v1/search", "/v1/read", "/extract"})
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
-
-
-def error_for(exc: TamisError) -> JSONResponse:
-    """The one map from the error tree to HTTP: an ``HTTPRefusal`` answers its own status
-    and headers, every other ``TamisError`` (a limit, a bad config value...) 400."""
-    if isinstance(exc, HTTPError):
-        return error_response(exc.status, exc.message, exc.headers)
-    return error_response(400, str(exc))
-
-
-def error_response(status: int, message: str, headers: dict[str, str] | None = None
-                   ) -> JSONResponse:
-    # Both shapes: {"error": ...} for people and tools, {"detail": {"error": ...}} for the
-    # tavily-python client, which reads detail.error.
-    return JSONResponse({"error": message, "detail": {"error": message}}, status_code=status,
-                        headers=headers)
 
 
 def is_json(content_type: str) -> bool:

@@ -35,6 +35,7 @@ from starlette.routing import BaseRoute, Route
 
 from tamis.core import Tamis
 from tamis.errors import TamisError
+from tamis.interfaces.http_errors import error_for
 
 ASSETS = {
     "page.css": "text/css; charset=utf-8",
@@ -153,7 +154,7 @@ def web_routes(get_layer: Callable[[], Tamis], *, config_source: str | None = No
         try:
             comparison, response = await compare_query(layer, query, extract=extract)
         except TamisError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return error_for(exc)
         policy = policy_info(layer, config_source)
         payload: dict[str, Any] = view_payload(comparison, response,
                                                returned=layer.config.max_results,
