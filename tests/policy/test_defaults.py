@@ -4,6 +4,8 @@ which the schema leaves empty: those are data, not restated defaults."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +57,40 @@ def test_the_code_reads_its_defaults_from_the_schema() -> None:
     adapter: Adapter = make_adapter(LineConfig(name="s", base_url="http://127.0.0.1:9"))
     assert (adapter.max_results, adapter.max_chars) == (schema.max_results, schema.max_chars)
     assert FanoutContext(client=None).timeout == schema.timeout  # type: ignore[arg-type]
+
+
+ROOT = DEFAULT_YAML.parents[3]
+ROW = re.compile(r"^\| `([a-z_.]+)` \| `([^`]*)` \|")
+
+
+def documented_defaults(text: str, anchor: str) -> dict[str, str]:
+    """The key -> default rows of the markdown table that holds the row ``anchor``."""
+    tables, current = [], []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    tables.append(current)
+    [table] = [t for t in tables if any(row.startswith(anchor) for row in t)]
+    return {m.group(1): m.group(2) for row in table if (m := ROW.match(row))}
+
+
+def shown(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, list) else str(value)
+
+
+def test_the_extraction_tables_state_the_schema_defaults() -> None:
+    extraction = Config().extraction
+    for doc in ("README.md", "docs/extraction.md"):
+        rows = documented_defaults((ROOT / doc).read_text(encoding="utf-8"), "| `total_chars` |")
+        assert len(rows) >= 10, doc
+        stale = {}
+        for key, value in rows.items():
+            default: Any = extraction
+            for part in key.split("."):
+                default = getattr(default, part)
+            if shown(default) != value:
+                stale[key] = (value, shown(default))
+        assert stale == {}, doc
