@@ -64,7 +64,7 @@ class Ranking(Strict):
                                  " 1/log2(position + 1) (1000 at 1, 631 at 2, 289 at 10)")
     named_bonus: float = Field(default=600, ge=0, description="The query names the site")
     relevance_weight: float = Field(default=40, ge=0, description="BM25, best result")
-    off_topic_penalty: float = Field(default=150, ge=0, description="No query word at all")
+    off_topic_penalty: float = Field(default=300, ge=0, description="No query word at all")
     same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
                                      " once: the top stays varied")
     same_site_top: int = Field(default=3, ge=0, description="The places same_site_penalty"
