@@ -27,6 +27,7 @@ from tamis.pipeline.intent import (
     query_words,
     shares_word,
 )
+from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
 
@@ -35,6 +36,7 @@ HOST_REASON = "shopping_or_dictionary_host"
 ROOT_REASON = "navigational_host_root"
 QUERY_REASON = "search_or_shopping_query"
 AD_REASON = "ad_click"
+PLACEHOLDER_REASON = "placeholder_page"
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
 
@@ -213,6 +215,7 @@ class Rules:
         self.action_keys = frozenset(k.lower() for k in na.action_keys)
         self.host_root = na.host_root
         self.search_pages_last_resort = na.search_pages_last_resort
+        self.placeholders = PlaceholderTitles(na.placeholder_titles)
         self.unwrapper = Unwrapper(policy.normalise.wrappers)
         it = policy.intent
         self.intent_enabled = it.enabled
@@ -347,6 +350,8 @@ class Rules:
         titled = (title is None or bool(query) or bool(path_segments(path))
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted, titled)
+        if drop is None and self.placeholders.match(title, host, registrable_domain(host)):
+            drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = facts.demoted_by

@@ -26,11 +26,26 @@ class NonAnswer(Strict):
         default=True, description="When every result is a search-engine page (an engine's"
         " video or image results often all are), return them, said in the notes, rather than"
         " nothing; false: drop them all")
+    placeholder_titles: list[str] = Field(
+        default_factory=list, description="Titles of parked, for-sale, expired and web-server"
+        " default pages: regular expressions, case-insensitive, '{domain}' standing for the"
+        " result's own site; such a result is dropped as placeholder_page whatever the intent")
 
     @field_validator("hosts", "search_hosts")
     @classmethod
     def _bare_hosts(cls, v: list[str]) -> list[str]:
         return check_hosts(v)
+
+    @field_validator("placeholder_titles")
+    @classmethod
+    def _regexes(cls, v: list[str]) -> list[str]:
+        for p in v:
+            try:
+                re.compile(p.replace("{domain}", "(?P<domain>d)", 1))
+            except re.error as exc:
+                raise ValueError(f"placeholder title {p!r} is not a regular expression: {exc}"
+                                 ) from None
+        return v
 
     @field_validator("path_patterns")
     @classmethod
@@ -47,9 +62,9 @@ class Ranking(Strict):
     multi_engine_bonus: float = Field(default=25, ge=0)
     engine_weight: float = Field(default=1000, ge=0, description="Per engine: this much times"
                                  " 1/log2(position + 1) (1000 at 1, 631 at 2, 289 at 10)")
-    named_bonus: float = Field(default=300, ge=0, description="The query names the site")
+    named_bonus: float = Field(default=600, ge=0, description="The query names the site")
     relevance_weight: float = Field(default=40, ge=0, description="BM25, best result")
-    off_topic_penalty: float = Field(default=150, ge=0, description="No query word at all")
+    off_topic_penalty: float = Field(default=300, ge=0, description="No query word at all")
     same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
                                      " once: the top stays varied")
     same_site_top: int = Field(default=3, ge=0, description="The places same_site_penalty"

@@ -1,0 +1,54 @@
+"""Placeholder pages: parked, for-sale, expired and web-server default pages, known by title.
+
+Such a page never answers a query, whatever its intent: the parked ``tina-daunt.com``
+("Welcome tina-daunt.com - BlueHost.com") is not the journalist's site, even though the query
+names it. The title patterns are data (``policy.non_answer.placeholder_titles``): regular
+expressions matched case-insensitively against the result's title, where ``{domain}`` stands
+for the result's own site (its registrable domain or its host, with or without ``www.``), so
+that "Welcome to Python.org" on python.org is no match for a pattern that needs a hosting
+company's name after the domain.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_DOMAIN_SLOT = "{domain}"
+_DOMAIN_GROUP = r"(?P<domain>[a-z0-9][a-z0-9.-]*\.[a-z]{2,})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    text: str
+    regex: re.Pattern[str]
+    needs_domain: bool
+
+
+def compile_placeholder(pattern: str) -> re.Pattern[str]:
+    """The regex of one ``placeholder_titles`` entry (``re.error`` when it is not one)."""
+    return re.compile(pattern.replace(_DOMAIN_SLOT, _DOMAIN_GROUP, 1), re.IGNORECASE)
+
+
+class PlaceholderTitles:
+    """The compiled ``placeholder_titles``: which one, if any, a result's title matches."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = [_Pattern(p, compile_placeholder(p), _DOMAIN_SLOT in p)
+                         for p in patterns]
+
+    def match(self, title: str | None, host: str, domain: str) -> str | None:
+        """The pattern the title matches, or None (``domain``: the host's registrable one)."""
+        if not title or not self.patterns:
+            return None
+        text = " ".join(title.split())
+        for pattern in self.patterns:
+            found = pattern.regex.search(text)
+            if found is None:
+                continue
+            if not pattern.needs_domain:
+                return pattern.text
+            named = found.group("domain").lower().removeprefix("www.")
+            if named in (domain, host.removeprefix("www.")):
+                return pattern.text
+        return None
