@@ -1,22 +1,15 @@
 """The policy compiled into fast, precise rules: non-answers, demote, prefer, source types.
 
-Every rule here is one the user can read in the YAML. Path patterns match whole path
-segments, not substrings: ``/shop/`` is the segment ``shop`` at the start of the path with
-something below it, so ``hp.com/us-en/shop/tech-takes/...`` (an article) is kept.
-
-Pattern syntax: ``/a/b`` anchored at the start of the path; ``**/a`` at any depth; ``*`` is a
-wildcard inside one segment; a trailing ``/`` needs a segment below; a trailing ``?`` needs a
-query string. Segments compare case-insensitively, after percent-decoding.
+Every rule here is one the user can read in the YAML. Path patterns (``paths.py``) match
+whole path segments, not substrings: ``/shop/`` is the segment ``shop`` at the start of the
+path with something below it, so ``hp.com/us-en/shop/tech-takes/...`` (an article) is kept.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import parse_qsl
 
 from tamis.models import SourceType
 from tamis.pipeline.intent import (
@@ -27,8 +20,11 @@ from tamis.pipeline.intent import (
     query_words,
     shares_word,
 )
+from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
+
+__all__ = ["PathPattern", "PatternSet", "Rules", "Verdict", "path_segments"]
 
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "shopping_or_dictionary_host"
@@ -37,97 +33,6 @@ QUERY_REASON = "search_or_shopping_query"
 AD_REASON = "ad_click"
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
-
-
-@dataclass(frozen=True)
-class PathPattern:
-    text: str
-    segments: tuple[str, ...]
-    anywhere: bool
-    needs_child: bool
-    needs_query: bool
-    matchers: tuple[Callable[[str], bool], ...]
-    first_literal: bool = True
-    head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
-
-    @classmethod
-    def parse(cls, text: str) -> PathPattern:
-        anywhere = text.startswith("**/")
-        body = text[3:] if anywhere else text.lstrip("/")
-        needs_query = body.endswith("?")
-        body = body.rstrip("?")
-        needs_child = body.endswith("/")
-        segments = tuple(s.lower() for s in body.split("/") if s)
-        first = segments[0] if segments else ""
-        return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
-                   re.split(r"[*?\[]", first, maxsplit=1)[0])
-
-    def matches(self, segments: list[str], has_query: bool) -> bool:
-        if self.needs_query and not has_query:
-            return False
-        n = len(self.segments)
-        if n == 0:
-            return False
-        need = n + (1 if self.needs_child else 0)
-        if len(segments) < need:
-            return False
-        if self.anywhere:
-            if self.first_literal:
-                if self.segments[0] not in segments:
-                    return False
-            elif self.head and not any(s.startswith(self.head) for s in segments):
-                return False
-        starts = range(len(segments) - need + 1) if self.anywhere else (0,)
-        return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
-
-
-class PatternSet:
-    """Path patterns indexed by their first literal segment, tried in their config order."""
-
-    def __init__(self, patterns: list[PathPattern]) -> None:
-        self.patterns = patterns
-        self.by_first: dict[str, list[int]] = {}  # anchored, by their first segment
-        self.anywhere_by: dict[str, list[int]] = {}  # '**/x...', by the literal segment x
-        self.always: list[int] = []
-        for i, p in enumerate(patterns):
-            first = p.segments[0] if p.segments else ""
-            if not first or not _is_literal(first):
-                self.always.append(i)
-            elif p.anywhere:
-                self.anywhere_by.setdefault(first, []).append(i)
-            else:
-                self.by_first.setdefault(first, []).append(i)
-
-    def first_match(self, segments: list[str], has_query: bool,
-                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
-        if not self.patterns or not segments:
-            return None
-        candidates = self.always + self.by_first.get(segments[0], [])
-        if self.anywhere_by:
-            for segment in segments:
-                candidates += self.anywhere_by.get(segment, ())
-        for i in sorted(set(candidates)):
-            pattern = self.patterns[i]
-            if pattern.text not in skip and pattern.matches(segments, has_query):
-                return pattern
-        return None
-
-
-def _is_literal(glob: str) -> bool:
-    return not any(c in glob for c in "*?[")
-
-
-def _segment_matcher(glob: str) -> Callable[[str], bool]:
-    if _is_literal(glob):
-        return glob.__eq__
-    regex = re.compile(fnmatch.translate(glob))
-    return lambda segment: regex.match(segment) is not None
-
-
-@lru_cache(maxsize=65536)
-def path_segments(path: str) -> list[str]:
-    return [unquote(s).lower() for s in path.split("/") if s]
 
 
 @dataclass(frozen=True, slots=True)
