@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tamis.models import Candidate, ScoreParts
@@ -55,7 +56,7 @@ def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0
     return _bm25(terms, [(len(d), Counter(w for w in d if w in wanted)) for d in docs], k1, b)
 
 
-def _bm25(terms: list[str], docs: list[tuple[int, Counter[str]]], k1: float = 1.2,
+def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float = 1.2,
           b: float = 0.75) -> list[float]:
     """BM25 from each document's length and its counts of the query terms."""
     n = len(docs)
@@ -140,18 +141,27 @@ def front_page(c: Candidate) -> bool:
     return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
 
 
-def _doc(c: Candidate, wanted: frozenset[str]) -> tuple[int, Counter[str]]:
+# In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space.
+_ASCII_SPACES = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+
+
+def _doc(c: Candidate, terms: list[str]) -> tuple[int, dict[str, int]]:
     """Title, snippet and URL words: their number, and the counts of the query's terms."""
-    words = _WORD.findall(fold(f"{c.title} {c.snippet} {c.host} {c.path}"))
-    return len(words), Counter(w for w in words if w in wanted)
+    text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
+    if text.isascii():  # the words _WORD finds, split as bytes (several times faster)
+        ascii_words = text.encode("ascii").translate(_ASCII_SPACES).split()
+        counts = {t: ascii_words.count(t.encode("ascii")) for t in terms if t.isascii()}
+        return len(ascii_words), {t: n for t, n in counts.items() if n}
+    words = _WORD.findall(text)
+    counts = {t: words.count(t) for t in terms}
+    return len(words), {t: n for t, n in counts.items() if n}
 
 
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
     terms = sorted(set(tokens(query)))
-    wanted = frozenset(terms)
-    relevance = (_bm25(terms, [_doc(j.candidate, wanted) for j in items]) if terms and items
+    relevance = (_bm25(terms, [_doc(j.candidate, terms) for j in items]) if terms and items
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
@@ -159,18 +169,24 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # The named-site bonus goes to a site only when the query names one site: "Code 9"
     # naming code9.com.au, thecode9project.org and code9security.com names none of them.
     named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
+    # The parts that are one of two values, rounded once per search.
+    prefer_bonus, named_bonus = _r(weights.prefer_bonus), _r(weights.named_bonus)
+    off_topic, demote_penalty = _r(-weights.off_topic_penalty), _r(-weights.demote_penalty)
+    multi_bonus: dict[int, float] = {}
     ranked = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
         engine = _r(weights.engine_weight * engine_evidence(c))
         rel = _r(weights.relevance_weight * r / rmax)
-        prefer = _r(weights.prefer_bonus if v.preferred and v.prefer_counts else 0.0)
-        multi = _r(weights.multi_engine_bonus * max(0, len(c.engines) - 1))
-        named = _r(weights.named_bonus if v.named and front_page(c) and len(named_sites) == 1
-                   else 0.0)
-        off = _r(-weights.off_topic_penalty if guard and r == 0 and not v.named else 0.0)
-        demote = _r(-weights.demote_penalty if v.demoted else 0.0)
+        prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
+        others = max(0, len(c.engines) - 1)
+        multi = multi_bonus.get(others)
+        if multi is None:
+            multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
+        named = named_bonus if v.named and front_page(c) and len(named_sites) == 1 else 0.0
+        off = off_topic if guard and r == 0 and not v.named else 0.0
+        demote = demote_penalty if v.demoted else 0.0
         total = _r(engine + rel + prefer + multi + named + off + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,

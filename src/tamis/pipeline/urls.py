@@ -170,7 +170,10 @@ class Unwrapper:
         if depth > 3 or not self.rules:
             return url, False
         head = url[:100].lower()
-        if not any(hint in head for hint in self.hints):
+        for hint in self.hints:
+            if hint in head:
+                break
+        else:
             return url, False
         try:
             parts = urlsplit(url)
@@ -220,6 +223,9 @@ def _norm_percent(text: str, safe: str) -> str:
     )
 
 
+_HOST_CHARS = re.compile(r"[a-z0-9._:\-\[\]]+")
+
+
 def _norm_host(netloc_host: str) -> str:
     host = netloc_host.strip(".").lower()
     if not host:
@@ -229,7 +235,7 @@ def _norm_host(netloc_host: str) -> str:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
             raise InvalidURL("host is not a valid domain name") from None
-    if not re.fullmatch(r"[a-z0-9._:\-\[\]]+", host):
+    if not _HOST_CHARS.fullmatch(host):
         raise InvalidURL("host has characters a domain name cannot have")
     return host
 
@@ -283,6 +289,31 @@ def _key_piece(piece: str) -> str:
     return f"{k}={quote(unquote(v.replace('+', ' ')), safe=QUERY_SAFE)}"
 
 
+# The common URL, split as urlsplit splits it: http(s), a plain host name (no port, user or
+# brackets), no space or control character anywhere (urlsplit would strip or drop those).
+_SIMPLE_URL = re.compile(r"([Hh][Tt][Tt][Pp][Ss]?)://([A-Za-z0-9.\-]+)(/[^?#\x00-\x20\x7f]*)?"
+                         r"(?:\?([^#\x00-\x20\x7f]*))?(?:#[^\x00-\x20\x7f]*)?\Z")
+
+
+def _split(raw: str) -> tuple[str, str, int | None, str, str]:
+    """(scheme lower-cased, host name, port, path, query) of a URL, as ``urlsplit`` gives
+    them. Raises InvalidURL."""
+    simple = _SIMPLE_URL.match(raw)
+    if simple:
+        scheme, hostname, path, query = simple.groups()
+        return scheme.lower(), hostname, None, path or "", query or ""
+    try:
+        parts = urlsplit(raw)
+        netloc = parts.netloc
+        if ":" in netloc or "@" in netloc or "[" in netloc:
+            port, hostname = parts.port, parts.hostname or ""
+        else:
+            port, hostname = None, netloc
+    except ValueError as exc:
+        raise InvalidURL(f"unparseable url: {exc}") from None
+    return parts.scheme.lower(), hostname, port, parts.path, parts.query
+
+
 def clean_url(raw: str, tracking: tuple[str, ...],
               unwrapper: Unwrapper | None = None) -> CleanURL:
     """Unwrap, validate and clean one result URL. Raises InvalidURL.
@@ -299,31 +330,22 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     if not raw.isprintable() and _CONTROL.search(raw):
         raise InvalidURL("url contains control characters")
     raw, ad = (unwrapper or default_unwrapper()).unwrap(raw)
-    try:
-        parts = urlsplit(raw)
-        netloc = parts.netloc
-        if ":" in netloc or "@" in netloc or "[" in netloc:
-            port, hostname = parts.port, parts.hostname or ""
-        else:
-            port, hostname = None, netloc
-    except ValueError as exc:
-        raise InvalidURL(f"unparseable url: {exc}") from None
-    scheme = parts.scheme.lower()
+    scheme, hostname, port, raw_path, raw_query = _split(raw)
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
     host = _norm_host(hostname)
     shown_host = f"[{host}]" if ":" in host else host  # IPv6 keeps its brackets
     default_port = port in (None, DEFAULT_PORTS[scheme])
     netloc = shown_host if default_port else f"{shown_host}:{port}"
-    shown_path = _escape_unsafe(parts.path) or "/"
-    pieces = _content_pieces(parts.query, tracking)
+    shown_path = _escape_unsafe(raw_path) or "/"
+    pieces = _content_pieces(raw_query, tracking)
     shown_query = _escape_unsafe("&".join(pieces))
     url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
            else f"{scheme}://{netloc}{shown_path}")
 
     # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
     # slashes normalised, www. and scheme folded, parameters sorted.
-    path = _norm_percent(parts.path or "/", PATH_SAFE)
+    path = _norm_percent(raw_path or "/", PATH_SAFE)
     if "/." in path or "//" in path:
         path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
     if path.startswith("//"):
