@@ -82,9 +82,11 @@ def decay(position: int) -> float:
 
 def engine_evidence(candidate: Candidate) -> float:
     total = 0.0
-    for label in sorted(candidate.positions):
-        line = label.split(":", 1)[0]
-        total += candidate.weights.get(line, 1.0) * decay(candidate.positions[label])
+    positions, weights = candidate.positions, candidate.weights
+    for label in sorted(positions):
+        # weight of the label's line * decay(position), decay written out (called per pair)
+        total += (weights.get(label.partition(":")[0], 1.0)
+                  * (1.0 / math.log2(max(positions[label], 1) + 1)))
     return total
 
 
@@ -118,6 +120,7 @@ class Parts:
 class Ranked:
     judged: Judged
     parts: Parts
+    tie: tuple[int, int, str] = (0, 0, "")  # best line order, best position, URL key
 
     @property
     def candidate(self) -> Candidate:
@@ -145,23 +148,31 @@ def front_page(c: Candidate) -> bool:
 _ASCII_SPACES = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 
 
-def _doc(c: Candidate, terms: list[str]) -> tuple[int, dict[str, int]]:
-    """Title, snippet and URL words: their number, and the counts of the query's terms."""
-    text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
-    if text.isascii():  # the words _WORD finds, split as bytes (several times faster)
-        ascii_words = text.encode("ascii").translate(_ASCII_SPACES).split()
-        counts = {t: ascii_words.count(t.encode("ascii")) for t in terms if t.isascii()}
-        return len(ascii_words), {t: n for t, n in counts.items() if n}
-    words = _WORD.findall(text)
-    counts = {t: words.count(t) for t in terms}
-    return len(words), {t: n for t, n in counts.items() if n}
+class _Terms:
+    """The query's terms, ready to be counted in many documents."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.words = frozenset(terms)
+        self.ascii = {t.encode("ascii"): t for t in terms if t.isascii()}
+        self.ascii_words = frozenset(self.ascii)
+
+    def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
+        """Title, snippet and URL words: their number, and the counts of the query's terms."""
+        text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
+        if text.isascii():  # the words _WORD finds, split as bytes (several times faster)
+            found = text.encode("ascii").translate(_ASCII_SPACES).split()
+            return len(found), {self.ascii[t]: found.count(t)
+                                for t in self.ascii_words.intersection(found)}
+        words = _WORD.findall(text)
+        return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 
 
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
     terms = sorted(set(tokens(query)))
-    relevance = (_bm25(terms, [_doc(j.candidate, terms) for j in items]) if terms and items
+    counted = _Terms(terms)
+    relevance = (_bm25(terms, [counted.doc(j.candidate) for j in items]) if terms and items
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
@@ -189,32 +200,27 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         demote = demote_penalty if v.demoted else 0.0
         total = _r(engine + rel + prefer + multi + named + off + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
+        tie = (min(c.line_orders, default=0), min(c.positions.values(), default=0), c.key)
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
-                                      tier, 0.0, v.demoted, v.kept_by)))
-
-    def order(item: Ranked) -> tuple[int, float, int, int, str]:
-        c = item.candidate
-        return (
-            1 if item.parts.tier == "demoted" else 0,
-            -item.parts.total,
-            min(c.line_orders, default=0),
-            min(c.positions.values(), default=0),
-            c.key,
-        )
-
-    ranked.sort(key=order)
-    if weights.same_site_penalty > 0:
-        _vary(ranked, weights.same_site_penalty, weights.same_site_top)
-        ranked.sort(key=order)
+                                      tier, 0.0, v.demoted, v.kept_by), tie))
+    ranked.sort(key=_order)
+    if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
+                                                weights.same_site_top):
+        ranked.sort(key=_order)
     return ranked
 
 
-def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
+def _order(item: Ranked) -> tuple[bool, float, tuple[int, int, str]]:
+    """Demoted last, best total first, then the tie-break (never arrival order)."""
+    return item.parts.tier == "demoted", -item.parts.total, item.tie
+
+
+def _vary(ranked: list[Ranked], penalty: float, top: int) -> bool:
     """A site (registrable domain) with a second page in the first ``top`` places loses
     ``penalty`` on every page after its first: a second page of the same site keeps a top
     place only when its evidence is clearly better. Preferred sources, and the site the query
     names, may repeat. The order within a site never changes, so a ``site:`` query keeps the
-    engine's order."""
+    engine's order. True when a total changed."""
     seen: set[str] = set()
     repeating: set[str] = set()
     for i, item in enumerate(ranked):
@@ -223,7 +229,8 @@ def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
             repeating.add(site)
         seen.add(site)
     if not repeating:
-        return
+        return False
+    changed = False
     first: set[str] = set()
     for item in ranked:
         site = item.candidate.domain
@@ -233,4 +240,6 @@ def _vary(ranked: list[Ranked], penalty: float, top: int) -> None:
             p = item.parts
             p.same_site = _r(-penalty)
             p.total = _r(p.total + p.same_site)
+            changed = True
         first.add(site)
+    return changed
