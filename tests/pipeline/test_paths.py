@@ -75,3 +75,12 @@ def test_skip_goes_past_a_lifted_pattern() -> None:
     segments = path_segments("/shop/dp/x")
     assert PatternSet(patterns).first_match(segments, False, frozenset({"/shop/"})) \
         is patterns[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aB/%2fF0É.-İ", max_size=20))
+def test_path_segments_decode_then_lower_every_segment(path: str) -> None:
+    from urllib.parse import unquote
+
+    path_segments.cache_clear()
+    assert path_segments(path) == [unquote(s).lower() for s in path.split("/") if s]

@@ -129,4 +129,7 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
 
 @lru_cache(maxsize=65536)
 def path_segments(path: str) -> list[str]:
+    """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
+    if "%" not in path:  # nothing to decode: lower-case once
+        return [s for s in path.lower().split("/") if s]
     return [unquote(s).lower() for s in path.split("/") if s]

@@ -102,6 +102,7 @@ class HostFacts:
     preferred: str | None
     demoted_by: str | None
     kinds: frozenset[str]  # source types its host rules give
+    first_kind: int  # index in Rules.type_rules of the first of them (len: none)
 
 
 class Rules:
@@ -141,16 +142,31 @@ class Rules:
             ("forum", _TypeRule(st.forum)),
             ("official", _TypeRule(st.official)),
         ]
+        # Every type's path patterns in type order: the first match is the first type's.
+        type_paths = [(i, p) for i, (_, rule) in enumerate(self.type_rules)
+                      for p in rule.paths.patterns]
+        self.type_paths = PatternSet([p for _, p in type_paths])
+        self._type_of = {id(p): i for i, p in type_paths}
         self._hosts: dict[str, HostFacts] = {}
+        self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
 
     def host_facts(self, host: str) -> HostFacts:
         facts = self._hosts.get(host)
         if facts is None:
+            kinds = [i for i, (_, rule) in enumerate(self.type_rules) if rule.matches_host(host)]
             facts = self._hosts[host] = HostFacts(
                 host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
                 host_matches(host, self.demote),
-                frozenset(kind for kind, rule in self.type_rules if rule.matches_host(host)))
+                frozenset(self.type_rules[i][0] for i in kinds),
+                kinds[0] if kinds else len(self.type_rules))
         return facts
+
+    def site_named(self, query_text: str, host: str) -> int:
+        """``site_named``, worked out once per query and host."""
+        match = self._named.get((query_text, host))
+        if match is None:
+            match = self._named[(query_text, host)] = site_named(query_text, host)
+        return match
 
     # -- the rules -----------------------------------------------------------------------
     def is_search_page(self, host: str, segments: list[str]) -> bool:
@@ -184,8 +200,8 @@ class Rules:
             return QueryIntent("informational", f"intent rules off (would be {found.kind})")
         return found
 
-    def non_answer(self, host: str, path: str, query: str, named: bool, preferred: str | None,
-                   lifted: Lifted = NOTHING_LIFTED, titled: bool = True
+    def non_answer(self, host: str, segments: list[str], query: str, named: bool,
+                   preferred: str | None, lifted: Lifted = NOTHING_LIFTED, titled: bool = True
                    ) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it).
 
@@ -199,7 +215,6 @@ class Rules:
             if not host_matches(host, lifted.hosts):
                 return HOST_REASON, None
             kept_by = f"hosts:{listed}"
-        segments = path_segments(path)
         if not segments and not query and self.host_root == "drop" and not preferred:
             if not named and not (lifted.host_root and titled):
                 return ROOT_REASON, None
@@ -223,20 +238,23 @@ class Rules:
                 return QUERY_REASON, None
         return None, kept_by
 
-    def root_demoted(self, host: str, path: str, query: str, named: bool,
+    def root_demoted(self, segments: list[str], query: str, named: bool,
                      preferred: str | None, lifted: Lifted) -> bool:
-        return (self.host_root == "demote" and not path_segments(path) and not query
+        return (self.host_root == "demote" and not segments and not query
                 and not preferred and not named and not lifted.host_root)
 
-    def source_type(self, host: str, path: str, query: str, demoted: bool,
+    def source_type(self, facts: HostFacts, segments: list[str], query: str, demoted: bool,
                     preferred: str | None) -> SourceType:
+        """The first type (in ``type_rules`` order) its host or its path is."""
         if demoted:
             return "content-farm"
-        segments = path_segments(path)
-        kinds = self.host_facts(host).kinds
-        for kind, rule in self.type_rules:
-            if kind in kinds or rule.paths.first_match(segments, bool(query)) is not None:
-                return kind
+        first = facts.first_kind
+        if first:
+            pattern = self.type_paths.first_match(segments, bool(query))
+            if pattern is not None:
+                first = min(first, self._type_of[id(pattern)])
+        if first < len(self.type_rules):
+            return self.type_rules[first][0]
         return "official" if preferred else "web"
 
     def judge(self, host: str, path: str, query: str, query_text: str = "",
@@ -244,26 +262,36 @@ class Rules:
         """``title``: the result's title, when known (None: explain-url on a bare URL)."""
         intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
         lifted = self.lifted[intent.kind]
-        match = site_named(query_text, host)
+        match = self.site_named(query_text, host)
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
+        segments = path_segments(path)
         # only a homepage needs its title read (the host_root exception)
-        titled = (title is None or bool(query) or bool(path_segments(path))
+        titled = (title is None or bool(query) or bool(segments)
                   or shares_word(_query_name(query_text)[1], title))
-        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted, titled)
+        drop, kept_by = self.non_answer(host, segments, query, match > 0, preferred, lifted,
+                                        titled)
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = facts.demoted_by
         demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
-        if not demoted and self.root_demoted(host, path, query, named, preferred, lifted):
+        if not demoted and self.root_demoted(segments, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
-        kind = self.source_type(host, path, query, bool(demoted), preferred)
-        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                       named=named, named_part=match > 0, prefer_counts=lifted.prefer,
-                       kept_by=kept_by)
+        kind = self.source_type(facts, segments, query, bool(demoted), preferred)
+        return _verdict(drop, demoted, preferred, kind, named, match > 0, lifted.prefer, kept_by)
+
+
+@lru_cache(maxsize=4096)
+def _verdict(drop: str | None, demoted: str | None, preferred: str | None, kind: SourceType,
+             named: bool, named_part: bool, prefer_counts: bool, kept_by: str | None
+             ) -> Verdict:
+    """Verdicts are frozen and most are alike: one object for each distinct verdict."""
+    return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
+                   named=named, named_part=named_part, prefer_counts=prefer_counts,
+                   kept_by=kept_by)
 
 
 def site_named(query_text: str, host: str) -> int:
