@@ -16,6 +16,8 @@ from tamis.pipeline.urls import (
 )
 from tamis.text import clean_text
 
+_Seen = tuple[RawHit, CleanURL, int, int, float]  # hit, its URL, index, line order, weight
+
 
 class _Acc:
     """Every variant of one page seen so far (one per dedupe key)."""
@@ -100,7 +102,7 @@ def merge(
     (or is an engine's paid ad click, ``ad_click``).
     """
     tracking = tuple(p.lower() for p in tracking_params)
-    accs: dict[str, _Acc] = {}
+    pages: dict[str, list[_Seen]] = {}  # every hit of each page, by dedupe key
     invalid: list[Dropped] = []
     for index, (hit, order, weight) in enumerate(hits, start=1):
         try:
@@ -115,9 +117,44 @@ def merge(
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        acc = accs.get(clean.key)
-        if acc is None:
-            acc = accs[clean.key] = _Acc(clean, index)
+        seen = pages.get(clean.key)
+        if seen is None:
+            pages[clean.key] = [(hit, clean, index, order, weight)]
+        else:
+            seen.append((hit, clean, index, order, weight))
+    # pages are in first-seen order (a key's first hit creates it)
+    return [_single(*seen[0], max_chars) if len(seen) == 1 else _fold(seen, max_chars)
+            for seen in pages.values()], invalid
+
+
+def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
+    acc = _Acc(seen[0][1], seen[0][2])
+    for hit, clean, index, order, weight in seen:
         acc.add(hit, clean, index, order, weight, max_chars)
-    # accs are in first-seen order (a key's first hit creates it)
-    return [acc.candidate() for acc in accs.values()], invalid
+    return acc.candidate()
+
+
+def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
+            max_chars: int) -> Candidate:
+    """``_fold`` of a page seen once (most pages), without the sets."""
+    positions: dict[str, int] = {}
+    for label, pos in zip(hit.engines, hit.positions, strict=True):
+        positions[label] = min(pos, positions.get(label, pos))
+    return Candidate(
+        key=clean.key,
+        url=clean.url,
+        title=clean_text(hit.title, 300) or clean.host,
+        snippet=clean_text(hit.snippet, max_chars),
+        host=clean.host,
+        domain=registrable_domain(clean.host),
+        path=clean.path,
+        query=clean.query,
+        engines=sorted(positions),
+        positions=dict(sorted(positions.items())),
+        lines={hit.line: min(hit.positions) if hit.positions else index},
+        line_orders=[order],
+        weights={hit.line: weight},
+        first_seen=index,
+        variants=[hit.url[:2000]],
+        published=hit.published or None,
+    )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
 
 MAX_URL_LENGTH = 4096
@@ -290,18 +290,30 @@ def _key_piece(piece: str) -> str:
 
 
 # The common URL, split as urlsplit splits it: http(s), a plain host name (no port, user or
-# brackets), no space or control character anywhere (urlsplit would strip or drop those).
-_SIMPLE_URL = re.compile(r"([Hh][Tt][Tt][Pp][Ss]?)://([A-Za-z0-9.\-]+)(/[^?#\x00-\x20\x7f]*)?"
-                         r"(?:\?([^#\x00-\x20\x7f]*))?(?:#[^\x00-\x20\x7f]*)?\Z")
+# brackets), no space or control character anywhere (urlsplit would strip or drop those) and
+# nothing _escape_unsafe would escape.
+_SIMPLE_URL = re.compile(r"([Hh][Tt][Tt][Pp][Ss]?)://([A-Za-z0-9.\-]+)"
+                         r"(/[^?#\x00-\x20\x7f\"<>\\^`{|}]*)?"
+                         r"(?:\?([^#\x00-\x20\x7f\"<>\\^`{|}]*))?(?:#[^\x00-\x20\x7f]*)?\Z")
 
 
-def _split(raw: str) -> tuple[str, str, int | None, str, str]:
-    """(scheme lower-cased, host name, port, path, query) of a URL, as ``urlsplit`` gives
-    them. Raises InvalidURL."""
+class _Parts(NamedTuple):
+    """A URL split as ``urlsplit`` splits it (scheme lower-cased)."""
+
+    scheme: str
+    hostname: str
+    port: int | None
+    path: str
+    query: str
+    plain: bool  # nothing in path or query to escape (_escape_unsafe)
+
+
+def _split(raw: str) -> _Parts:
+    """Raises InvalidURL."""
     simple = _SIMPLE_URL.match(raw)
     if simple:
         scheme, hostname, path, query = simple.groups()
-        return scheme.lower(), hostname, None, path or "", query or ""
+        return _Parts(scheme.lower(), hostname, None, path or "", query or "", True)
     try:
         parts = urlsplit(raw)
         netloc = parts.netloc
@@ -311,7 +323,31 @@ def _split(raw: str) -> tuple[str, str, int | None, str, str]:
             port, hostname = None, netloc
     except ValueError as exc:
         raise InvalidURL(f"unparseable url: {exc}") from None
-    return parts.scheme.lower(), hostname, port, parts.path, parts.query
+    return _Parts(parts.scheme.lower(), hostname, port, parts.path, parts.query, False)
+
+
+def _checked(raw: str) -> str:
+    """The URL stripped. Raises InvalidURL for what can never be a web page's URL."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidURL("empty url")
+    raw = raw.strip()
+    if len(raw) > MAX_URL_LENGTH:
+        raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
+    if not raw.isprintable() and _CONTROL.search(raw):
+        raise InvalidURL("url contains control characters")
+    return raw
+
+
+def _key_path(raw_path: str) -> str:
+    """The path with percent-encoding, dot segments and repeated slashes normalised."""
+    path = _norm_percent(raw_path or "/", PATH_SAFE)
+    if "/." in path or "//" in path:
+        path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    if path in (".", ""):
+        path = "/"
+    return path
 
 
 def clean_url(raw: str, tracking: tuple[str, ...],
@@ -322,41 +358,32 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     info: scheme and host lower-cased (IDN as punycode), a default port dropped, the path and
     every other parameter exactly as given. ``key`` folds everything that names the same page.
     """
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidURL("empty url")
-    raw = raw.strip()
-    if len(raw) > MAX_URL_LENGTH:
-        raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
-    if not raw.isprintable() and _CONTROL.search(raw):
-        raise InvalidURL("url contains control characters")
-    raw, ad = (unwrapper or default_unwrapper()).unwrap(raw)
-    scheme, hostname, port, raw_path, raw_query = _split(raw)
+    raw, ad = (unwrapper or default_unwrapper()).unwrap(_checked(raw))
+    parts = _split(raw)
+    scheme, port = parts.scheme, parts.port
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
-    host = _norm_host(hostname)
+    host = _norm_host(parts.hostname)
     shown_host = f"[{host}]" if ":" in host else host  # IPv6 keeps its brackets
     default_port = port in (None, DEFAULT_PORTS[scheme])
     netloc = shown_host if default_port else f"{shown_host}:{port}"
-    shown_path = _escape_unsafe(raw_path) or "/"
-    pieces = _content_pieces(raw_query, tracking)
-    shown_query = _escape_unsafe("&".join(pieces))
+    pieces = _content_pieces(parts.query, tracking)
+    if parts.plain:
+        shown_path, shown_query = parts.path or "/", "&".join(pieces)
+    else:
+        shown_path = _escape_unsafe(parts.path) or "/"
+        shown_query = _escape_unsafe("&".join(pieces))
     url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
            else f"{scheme}://{netloc}{shown_path}")
 
     # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
     # slashes normalised, www. and scheme folded, parameters sorted.
-    path = _norm_percent(raw_path or "/", PATH_SAFE)
-    if "/." in path or "//" in path:
-        path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
-    if path.startswith("//"):
-        path = "/" + path.lstrip("/")
-    if path in (".", ""):
-        path = "/"
-    query = "&".join(_key_piece(p) for p in pieces)
+    path = _key_path(parts.path)
+    query = "&".join([_key_piece(p) for p in pieces]) if pieces else ""
     bare = host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
     shown_bare = f"[{bare}]" if ":" in bare else bare
     key_netloc = shown_bare if default_port else f"{shown_bare}:{port}"
     key_path = path.rstrip("/") or "/"
     key_query = "&".join(sorted(query.split("&"))) if query else ""
     key = f"{key_netloc}{key_path}" + (f"?{key_query}" if key_query else "")
-    return CleanURL(url=url, key=key, host=bare, path=path, query=query, ad=ad)
+    return CleanURL(url, key, bare, path, query, ad)
