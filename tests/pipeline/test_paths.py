@@ -30,7 +30,7 @@ pattern_text = st.builds(
     st.booleans(), st.lists(glob_segment, min_size=0, max_size=3), st.booleans(),
     st.booleans())
 path_segment = st.one_of(
-    st.sampled_from(WORDS[:-2] + ["login.", "loginx", "ta", "dpp", "a/b", "x\ny", "é"]),
+    st.sampled_from([*WORDS[:-2], "login.", "loginx", "ta", "dpp", "a/b", "x\ny", "é"]),
     st.text(alphabet="ad/.*?_\n", min_size=1, max_size=4))
 
 

@@ -61,16 +61,21 @@ def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float
     """BM25 from each document's length and its counts of the query terms."""
     n = len(docs)
     avg = sum(length for length, _ in docs) / n or 1.0
-    df = {t: sum(1 for _, tf in docs if t in tf) for t in terms}
+    df = dict.fromkeys(terms, 0)
+    for _, tf in docs:
+        for t in tf:
+            if t in df:
+                df[t] += 1
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
     scores = []
     for length, tf in docs:
         score = 0.0
-        for t in terms:
-            f = tf.get(t, 0)
-            if not f:
-                continue
-            idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
+        if tf:
+            norm = k1 * (1 - b + b * length / avg)
+            for t in terms:
+                f = tf.get(t, 0)
+                if f:
+                    score += idf[t] * f * (k1 + 1) / (f + norm)
         scores.append(score)
     return scores
 
@@ -80,13 +85,16 @@ def decay(position: int) -> float:
     return 1.0 / math.log2(max(position, 1) + 1)
 
 
+_DECAYS = tuple(decay(p) for p in range(101))  # decay(0..100), looked up per (engine, pos)
+
+
 def engine_evidence(candidate: Candidate) -> float:
     total = 0.0
     positions, weights = candidate.positions, candidate.weights
     for label in sorted(positions):
-        # weight of the label's line * decay(position), decay written out (called per pair)
-        total += (weights.get(label.partition(":")[0], 1.0)
-                  * (1.0 / math.log2(max(positions[label], 1) + 1)))
+        position = positions[label]
+        total += weights.get(label.partition(":")[0], 1.0) * (
+            _DECAYS[position] if 0 <= position <= 100 else decay(position))
     return total
 
 
@@ -161,8 +169,8 @@ class _Terms:
         text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
         if text.isascii():  # the words _WORD finds, split as bytes (several times faster)
             found = text.encode("ascii").translate(_ASCII_SPACES).split()
-            return len(found), {self.ascii[t]: found.count(t)
-                                for t in self.ascii_words.intersection(found)}
+            common = self.ascii_words.intersection(found)
+            return len(found), {self.ascii[t]: found.count(t) for t in common} if common else {}
         words = _WORD.findall(text)
         return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 

@@ -229,7 +229,7 @@ class Rules:
             if pattern is not None:
                 return f"path_pattern:{pattern.text}", None
         if query:
-            keys = {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
+            keys = _query_keys(query)
             if self.action_keys & set(keys):
                 return QUERY_REASON, None
             if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
@@ -282,6 +282,18 @@ class Rules:
             preferred = None  # a demote rule always wins over prefer
         kind = self.source_type(facts, segments, query, bool(demoted), preferred)
         return _verdict(drop, demoted, preferred, kind, named, match > 0, lifted.prefer, kept_by)
+
+
+def _query_keys(query: str) -> dict[str, str]:
+    """``{name.lower(): value}`` of ``parse_qsl(query, keep_blank_values=True)``."""
+    if "%" in query or "+" in query:
+        return {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
+    keys = {}
+    for piece in query.split("&"):  # nothing to decode: parse_qsl's own steps, as they are
+        if piece:
+            name, _, value = piece.partition("=")
+            keys[name.lower()] = value
+    return keys
 
 
 @lru_cache(maxsize=4096)

@@ -264,9 +264,16 @@ def _content_pieces(query: str, tracking: tuple[str, ...]) -> list[str]:
     """The query string's pieces minus tracking parameters, each exactly as it was."""
     if not query:
         return []
-    matcher = _tracking_matcher(tracking)
-    return [piece for piece in query.split("&") if piece and not matcher.match(
-        unquote(piece.split("=", 1)[0].replace("+", " ")).lower())]
+    matcher = _tracking_matcher(tracking).match
+    return [piece for piece in query.split("&") if piece and not matcher(_param_name(piece))]
+
+
+def _param_name(piece: str) -> str:
+    """The decoded, lower-cased name of one ``k=v`` piece (``+`` is a space)."""
+    name = piece.partition("=")[0]
+    if "%" in name or "+" in name:
+        name = unquote(name.replace("+", " "))
+    return name.lower()
 
 
 def _content_query(query: str, tracking: tuple[str, ...]) -> str:
