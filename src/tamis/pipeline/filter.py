@@ -19,15 +19,18 @@ SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_
 LAST_RESORT = "last resort"  # kept_by of search pages returned because nothing else was
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Judged:
+    """A kept candidate and what the policy says of it (never changed once made; not frozen:
+    a frozen dataclass costs three times as much to build, once per result)."""
+
     candidate: Candidate
     verdict: Verdict
 
 
 def engine_order(candidates: list[Candidate]) -> list[Candidate]:
     """Best engine position first; ties on the URL key (never on arrival)."""
-    return sorted(candidates, key=lambda c: (min(c.positions.values(), default=10**6),
+    return sorted(candidates, key=lambda c: (min(c.positions.values()) if c.positions else 10**6,
                                              -len(c.positions), c.key))
 
 

@@ -192,12 +192,13 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     prefer_bonus, named_bonus = _r(weights.prefer_bonus), _r(weights.named_bonus)
     off_topic, demote_penalty = _r(-weights.off_topic_penalty), _r(-weights.demote_penalty)
     multi_bonus: dict[int, float] = {}
+    engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
     ranked = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
-        engine = _r(weights.engine_weight * engine_evidence(c))
-        rel = _r(weights.relevance_weight * r / rmax)
+        engine = _r(engine_weight * engine_evidence(c))
+        rel = _r(relevance_weight * r / rmax)
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
         others = max(0, len(c.engines) - 1)
         multi = multi_bonus.get(others)
@@ -208,7 +209,8 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         demote = demote_penalty if v.demoted else 0.0
         total = _r(engine + rel + prefer + multi + named + off + demote)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
-        tie = (min(c.line_orders, default=0), min(c.positions.values(), default=0), c.key)
+        tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
+               min(c.positions.values()) if c.positions else 0, c.key)
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
                                       tier, 0.0, v.demoted, v.kept_by), tie))
     ranked.sort(key=_order)

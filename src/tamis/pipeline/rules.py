@@ -200,9 +200,9 @@ class Rules:
             return QueryIntent("informational", f"intent rules off (would be {found.kind})")
         return found
 
-    def non_answer(self, host: str, segments: list[str], query: str, named: bool,
-                   preferred: str | None, lifted: Lifted = NOTHING_LIFTED, titled: bool = True
-                   ) -> tuple[str | None, str | None]:
+    def non_answer(self, host: str, facts: HostFacts, segments: list[str], query: str,
+                   named: bool, preferred: str | None, lifted: Lifted = NOTHING_LIFTED,
+                   titled: bool = True) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it).
 
         ``titled``: the result's title carries a query word (or no title is known). An intent
@@ -210,7 +210,7 @@ class Rules:
         carries the query's words: the homepage of a site nothing links to the query is the
         non-answer our users measured, whatever the intent."""
         kept_by = None
-        listed = self.host_facts(host).listed
+        listed = facts.listed
         if listed:
             if not host_matches(host, lifted.hosts):
                 return HOST_REASON, None
@@ -232,7 +232,8 @@ class Rules:
             keys = _query_keys(query)
             if self.action_keys & set(keys):
                 return QUERY_REASON, None
-            if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
+            if any(keys[k] for k in self.query_keys.intersection(keys)) \
+                    and self.is_search_page(host, segments):
                 return QUERY_REASON, None
             if any(keys.values()) and self.is_search_script(segments):
                 return QUERY_REASON, None
@@ -270,8 +271,8 @@ class Rules:
         # only a homepage needs its title read (the host_root exception)
         titled = (title is None or bool(query) or bool(segments)
                   or shares_word(_query_name(query_text)[1], title))
-        drop, kept_by = self.non_answer(host, segments, query, match > 0, preferred, lifted,
-                                        titled)
+        drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
+                                        lifted, titled)
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = facts.demoted_by
