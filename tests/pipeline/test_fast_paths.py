@@ -81,3 +81,21 @@ def test_a_hit_with_more_engines_than_positions_fails_as_before() -> None:
     hit = RawHit(url="https://a.example/x", line="l", engines=["l:a", "l:b"], positions=[1])
     with pytest.raises(ValueError, match="zip\\(\\) argument 2 is shorter than argument 1"):
         merge([(hit, 0, 1.0)], tracking_params=[], max_chars=100)
+
+
+hosts = st.one_of(
+    st.builds(lambda sub, dom: sub + dom, st.sampled_from(["", "www.", "a.b.", ".", "x"]),
+              st.sampled_from(["bing.com", "google.co.uk", "google.", "l.facebook.com",
+                               "facebook.com", "reddit.com", "out.reddit.com", "example.org",
+                               "notbing.com", "bing.com.", "yandex.ru", ""])),
+    st.text(alphabet="abgilno.ce", max_size=14))
+
+
+@settings(max_examples=400, deadline=None)
+@given(hosts)
+def test_may_wrap_is_false_only_where_no_wrapper_rule_takes_the_host(host: str) -> None:
+    from tamis.pipeline.unwrap import default_unwrapper
+
+    unwrapper = default_unwrapper()
+    if not unwrapper.may_wrap(host):
+        assert not any(rule.host_ok(host) for rule in unwrapper.rules)
