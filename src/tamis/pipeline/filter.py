@@ -9,6 +9,7 @@ order, so it never depends on the order answers arrived in.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, replace
 
 from tamis.models import Candidate, Dropped
@@ -28,10 +29,16 @@ class Judged:
     verdict: Verdict
 
 
-def engine_order(candidates: list[Candidate]) -> list[Candidate]:
-    """Best engine position first; ties on the URL key (never on arrival)."""
-    return sorted(candidates, key=lambda c: (min(c.positions.values()) if c.positions else 10**6,
-                                             -len(c.positions), c.key))
+def _engine_rank(c: Candidate) -> tuple[int, int, str]:
+    return min(c.positions.values()) if c.positions else 10**6, -len(c.positions), c.key
+
+
+def engine_order(candidates: list[Candidate], first: int | None = None) -> list[Candidate]:
+    """Best engine position first; ties on the URL key (never on arrival). ``first``: only
+    the first so many (what ``sorted(...)[:first]`` gives, without sorting them all)."""
+    if first is None:
+        return sorted(candidates, key=_engine_rank)
+    return heapq.nsmallest(first, candidates, key=_engine_rank)
 
 
 def judge_candidate(candidate: Candidate, rules: Rules, query: str,
@@ -41,7 +48,9 @@ def judge_candidate(candidate: Candidate, rules: Rules, query: str,
 
 
 def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> QueryIntent:
-    return rules.intent(query, [c.host for c in engine_order(candidates)])
+    # detect_intent reads the first ``first_hosts`` hosts only
+    first = engine_order(candidates, rules.intent_words.first_hosts)
+    return rules.intent(query, [c.host for c in first])
 
 
 def filter_candidates(
