@@ -10,7 +10,8 @@ Two kinds of lines, one JSON document each:
   same SearXNG stand-in as ``bench_relevance.py``; timings (the only figures that vary
   between runs) are zeroed;
 - the 1,000 raw hits of ``bench_core.py`` through merge + filter + rank, as the ranked
-  results with their score parts and the dropped hits, for three queries.
+  results with their score parts and the dropped hits, for three queries;
+- ``explain_url`` (``tamis explain-url``) of every raw URL of every SERP, with its query.
 
 Run it on two checkouts and ``cmp`` the files: identical files mean identical answers.
 """
@@ -31,6 +32,7 @@ from bench_relevance import DEFAULT_DATA, serve
 
 from tamis.core import Tamis, to_result
 from tamis.models import SearchRequest
+from tamis.pipeline.explain import explain_url
 from tamis.pipeline.filter import filter_candidates
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
@@ -87,12 +89,24 @@ def core_answers() -> list[str]:
     return out
 
 
+def explained(serps: Path) -> list[str]:
+    cfg = load_config(None).config
+    out = []
+    for f in sorted(serps.glob("*.json")):
+        d = json.loads(f.read_text())
+        for r in d.get("results", []):
+            out.append(json.dumps(explain_url(r.get("url", ""), query=d["query"], config=cfg),
+                                  ensure_ascii=False))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     a = ap.parse_args()
-    lines = asyncio.run(api_answers(a.data / "serps")) + core_answers()
+    lines = (asyncio.run(api_answers(a.data / "serps")) + core_answers()
+             + explained(a.data / "serps"))
     a.out.write_text("\n".join(lines) + "\n", "utf-8")
     print(f"wrote {len(lines)} answers to {a.out}")
     return 0
