@@ -96,10 +96,19 @@ class Unwrapper:
         self.hints = tuple(sorted({r.domain for r in rules}))
         self._hosts = frozenset(r.domain for r in rules if not r.any_country)
         self._countries = tuple(sorted({r.domain for r in rules if r.any_country}))
+        self._may: dict[str, bool] = {}  # host: may_wrap
 
     def may_wrap(self, host: str) -> bool:
         """False when no rule's host is this (lower-cased) host: ``unwrap`` of a URL on it
         is the URL itself, whatever its path. True does not mean it is a wrapper."""
+        known = self._may.get(host)
+        if known is None:
+            if len(self._may) >= 65536:
+                self._may.clear()
+            known = self._may[host] = self._may_wrap(host)
+        return known
+
+    def _may_wrap(self, host: str) -> bool:
         if not self.rules:
             return False
         if any(d in host for d in self._countries):  # 'google.*': its host_ok needs this

@@ -102,7 +102,9 @@ def _norm_percent(text: str, safe: str) -> str:
 _HOST_CHARS = re.compile(r"[a-z0-9._:\-\[\]]+")
 
 
+@lru_cache(maxsize=65536)
 def _norm_host(netloc_host: str) -> str:
+    """Lower-cased, punycode. Raises InvalidURL (never cached: lru_cache keeps results)."""
     host = netloc_host.strip(".").lower()
     if not host:
         raise InvalidURL("no host")
