@@ -23,8 +23,8 @@ from tamis.pipeline.intent import _match as name_match_cache
 from tamis.pipeline.intent import host_labels, name_forms
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
-from tamis.pipeline.rules import Rules, path_segments
-from tamis.pipeline.urls import host_suffixes, registrable_domain, site_label
+from tamis.pipeline.rules import Rules, _verdict, path_segments
+from tamis.pipeline.urls import _norm_host, host_suffixes, registrable_domain, site_label
 from tamis.settings import load_config
 
 FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures" / "searxng"
@@ -63,7 +63,7 @@ def bench_pipeline(n: int = 1000, rounds: int = 30) -> dict[str, float]:
                                       "wall": []}
     for _ in range(rounds):
         for cached in (registrable_domain, site_label, host_suffixes, host_labels,
-                       path_segments, name_forms, name_match_cache):
+                       path_segments, name_forms, name_match_cache, _verdict, _norm_host):
             cached.cache_clear()  # every round cold: no host or path seen before
         wall = time.perf_counter()
         t0 = time.thread_time()

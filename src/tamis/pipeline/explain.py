@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tamis.pipeline.rules import Rules
-from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain
+from tamis.pipeline.urls import InvalidURL, Unwrapper, clean_url, registrable_domain
 from tamis.policy.schema import Config
 from tamis.settings import load_config
 
@@ -63,9 +63,4 @@ def _plain(url: str, tracking: tuple[str, ...]) -> str:
         return url
 
 
-class _NoWrappers:
-    def unwrap(self, url: str) -> tuple[str, bool]:
-        return url, False
-
-
-_NO_WRAPPERS: Any = _NoWrappers()
+_NO_WRAPPERS = Unwrapper([])  # no wrapper rule: every URL is itself

@@ -6,29 +6,81 @@ the snippet are picked by a fixed rule over all variants, so shuffled answers me
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tamis.models import Candidate, Dropped, RawHit
-from tamis.pipeline.urls import InvalidURL, Unwrapper, clean_url, registrable_domain
+from tamis.pipeline.urls import (
+    CleanURL,
+    InvalidURL,
+    Unwrapper,
+    clean_url,
+    registrable_domain,
+)
 from tamis.text import clean_text
 
+_Seen = tuple[RawHit, CleanURL, int, int, float]  # hit, its URL, index, line order, weight
 
-@dataclass
+
 class _Acc:
-    key: str
-    host: str
-    path: str
-    query: str
-    urls: set[str] = field(default_factory=set)
-    titles: set[str] = field(default_factory=set)
-    snippets: set[str] = field(default_factory=set)
-    positions: dict[str, int] = field(default_factory=dict)
-    lines: dict[str, int] = field(default_factory=dict)
-    orders: set[int] = field(default_factory=set)
-    weights: dict[str, float] = field(default_factory=dict)
-    first_seen: int = 0
-    variants: set[str] = field(default_factory=set)
-    published: set[str] = field(default_factory=set)
+    """Every variant of one page seen so far (one per dedupe key)."""
+
+    __slots__ = ("first_seen", "host", "key", "lines", "orders", "path", "positions",
+                 "published", "query", "snippets", "titles", "urls", "variants", "weights")
+
+    def __init__(self, clean: CleanURL, first_seen: int) -> None:
+        self.key, self.host, self.path, self.query = clean.key, clean.host, clean.path, clean.query
+        self.first_seen = first_seen
+        self.urls: set[str] = set()
+        self.titles: set[str] = set()
+        self.snippets: set[str] = set()
+        self.positions: dict[str, int] = {}
+        self.lines: dict[str, int] = {}
+        self.orders: set[int] = set()
+        self.weights: dict[str, float] = {}
+        self.variants: set[str] = set()
+        self.published: set[str] = set()
+
+    def add(self, hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
+            max_chars: int) -> None:
+        self.urls.add(clean.url)
+        self.variants.add(hit.url[:2000])
+        title = clean_text(hit.title, 300)
+        if title:
+            self.titles.add(title)
+        snippet = clean_text(hit.snippet, max_chars)
+        if snippet:
+            self.snippets.add(snippet)
+        positions = self.positions
+        for label, pos in _pairs(hit):
+            positions[label] = min(pos, positions.get(label, pos))
+        best_line = min(hit.positions) if hit.positions else index
+        self.lines[hit.line] = min(best_line, self.lines.get(hit.line, best_line))
+        self.orders.add(order)
+        self.weights[hit.line] = weight
+        if hit.published:
+            self.published.add(hit.published)
+
+    def candidate(self) -> Candidate:
+        """The page: every choice a fixed rule over all its variants (never arrival)."""
+        urls = self.urls
+        url = (next(iter(urls)) if len(urls) == 1 else
+               min(urls, key=lambda u: (not u.startswith("https:"), len(u), u)))
+        return Candidate(
+            key=self.key,
+            url=url,
+            title=_longest(self.titles) or self.host,
+            snippet=_longest(self.snippets),
+            host=self.host,
+            domain=registrable_domain(self.host),
+            path=self.path,
+            query=self.query,
+            engines=sorted(self.positions),
+            positions=dict(sorted(self.positions.items())),
+            lines=dict(sorted(self.lines.items())),
+            line_orders=sorted(self.orders),
+            weights=dict(sorted(self.weights.items())),
+            first_seen=self.first_seen,
+            variants=sorted(self.variants),
+            published=min(self.published) if self.published else None,
+        )
 
 
 def _longest(values: set[str]) -> str:
@@ -50,7 +102,7 @@ def merge(
     (or is an engine's paid ad click, ``ad_click``).
     """
     tracking = tuple(p.lower() for p in tracking_params)
-    accs: dict[str, _Acc] = {}
+    pages: dict[str, list[_Seen]] = {}  # every hit of each page, by dedupe key
     invalid: list[Dropped] = []
     for index, (hit, order, weight) in enumerate(hits, start=1):
         try:
@@ -65,46 +117,56 @@ def merge(
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        acc = accs.get(clean.key)
-        if acc is None:
-            acc = accs[clean.key] = _Acc(key=clean.key, host=clean.host, path=clean.path,
-                                            query=clean.query, first_seen=index)
-        acc.urls.add(clean.url)
-        acc.variants.add(hit.url[:2000])
-        title = clean_text(hit.title, 300)
-        if title:
-            acc.titles.add(title)
-        snippet = clean_text(hit.snippet, max_chars)
-        if snippet:
-            acc.snippets.add(snippet)
-        for label, pos in zip(hit.engines, hit.positions, strict=True):
-            acc.positions[label] = min(pos, acc.positions.get(label, pos))
-        best_line = min(hit.positions) if hit.positions else index
-        acc.lines[hit.line] = min(best_line, acc.lines.get(hit.line, best_line))
-        acc.orders.add(order)
-        acc.weights[hit.line] = weight
-        if hit.published:
-            acc.published.add(hit.published)
-    candidates = []
-    for acc in sorted(accs.values(), key=lambda a: a.first_seen):
-        url = (next(iter(acc.urls)) if len(acc.urls) == 1 else
-               min(acc.urls, key=lambda u: (not u.startswith("https:"), len(u), u)))
-        candidates.append(Candidate(
-            key=acc.key,
-            url=url,
-            title=_longest(acc.titles) or acc.host,
-            snippet=_longest(acc.snippets),
-            host=acc.host,
-            domain=registrable_domain(acc.host),
-            path=acc.path,
-            query=acc.query,
-            engines=sorted(acc.positions),
-            positions={k: acc.positions[k] for k in sorted(acc.positions)},
-            lines={k: acc.lines[k] for k in sorted(acc.lines)},
-            line_orders=sorted(acc.orders),
-            weights={k: acc.weights[k] for k in sorted(acc.weights)},
-            first_seen=acc.first_seen,
-            variants=sorted(acc.variants),
-            published=min(acc.published) if acc.published else None,
-        ))
-    return candidates, invalid
+        seen = pages.get(clean.key)
+        if seen is None:
+            pages[clean.key] = [(hit, clean, index, order, weight)]
+        else:
+            seen.append((hit, clean, index, order, weight))
+    # pages are in first-seen order (a key's first hit creates it)
+    return [_single(*seen[0], max_chars) if len(seen) == 1 else _fold(seen, max_chars)
+            for seen in pages.values()], invalid
+
+
+def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
+    acc = _Acc(seen[0][1], seen[0][2])
+    for hit, clean, index, order, weight in seen:
+        acc.add(hit, clean, index, order, weight, max_chars)
+    return acc.candidate()
+
+
+def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
+            max_chars: int) -> Candidate:
+    """``_fold`` of a page seen once (most pages), without the sets."""
+    positions = dict(_pairs(hit))
+    if len(positions) < len(hit.engines):  # a label twice: its best position
+        positions = {}
+        for label, pos in _pairs(hit):
+            positions[label] = min(pos, positions.get(label, pos))
+    positions = dict(sorted(positions.items()))
+    host = clean.host
+    return Candidate(  # positional (the field order of Candidate): twice as fast as keywords
+        clean.key,  # key
+        clean.url,  # url
+        clean_text(hit.title, 300) or host,  # title
+        clean_text(hit.snippet, max_chars),  # snippet
+        host,  # host
+        registrable_domain(host),  # domain
+        clean.path,  # path
+        clean.query,  # query
+        list(positions),  # engines (sorted)
+        positions,  # positions
+        {hit.line: min(hit.positions) if hit.positions else index},  # lines
+        [order],  # line_orders
+        {hit.line: weight},  # weights
+        index,  # first_seen
+        [hit.url[:2000]],  # variants
+        hit.published or None,  # published
+    )
+
+
+def _pairs(hit: RawHit) -> zip[tuple[str, int]]:
+    """(engine label, position) pairs; ``zip(strict=True)``'s error, at a third of its cost."""
+    if len(hit.engines) != len(hit.positions):
+        longer = "longer" if len(hit.positions) > len(hit.engines) else "shorter"
+        raise ValueError(f"zip() argument 2 is {longer} than argument 1")
+    return zip(hit.engines, hit.positions)  # noqa: B905 (lengths checked: a keyword costs)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 _DOMAIN_SLOT = "{domain}"
 _DOMAIN_GROUP = r"(?P<domain>[a-z0-9][a-z0-9.-]*\.[a-z]{2,})"
+_ANY_DOMAIN = r"[a-z0-9][a-z0-9.-]*\.[a-z]{2,}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +37,21 @@ class PlaceholderTitles:
     def __init__(self, patterns: list[str]) -> None:
         self.patterns = [_Pattern(p, compile_placeholder(p), _DOMAIN_SLOT in p)
                          for p in patterns]
+        # One pass over a title answers "no" for almost every result; the patterns one by one
+        # run only on a title that matches one of them.
+        any_of = "|".join(f"(?:{p.replace(_DOMAIN_SLOT, _ANY_DOMAIN, 1)})" for p in patterns)
+        try:
+            self._any: re.Pattern[str] | None = re.compile(any_of, re.IGNORECASE)
+        except re.error:  # a pattern with its own global flags cannot stand in a union
+            self._any = None
 
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one)."""
         if not title or not self.patterns:
             return None
         text = " ".join(title.split())
+        if self._any is not None and self._any.search(text) is None:
+            return None
         for pattern in self.patterns:
             found = pattern.regex.search(text)
             if found is None:

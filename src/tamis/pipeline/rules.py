@@ -1,22 +1,15 @@
 """The policy compiled into fast, precise rules: non-answers, demote, prefer, source types.
 
-Every rule here is one the user can read in the YAML. Path patterns match whole path
-segments, not substrings: ``/shop/`` is the segment ``shop`` at the start of the path with
-something below it, so ``hp.com/us-en/shop/tech-takes/...`` (an article) is kept.
-
-Pattern syntax: ``/a/b`` anchored at the start of the path; ``**/a`` at any depth; ``*`` is a
-wildcard inside one segment; a trailing ``/`` needs a segment below; a trailing ``?`` needs a
-query string. Segments compare case-insensitively, after percent-decoding.
+Every rule here is one the user can read in the YAML. Path patterns (``paths.py``) match
+whole path segments, not substrings: ``/shop/`` is the segment ``shop`` at the start of the
+path with something below it, so ``hp.com/us-en/shop/tech-takes/...`` (an article) is kept.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import parse_qsl
 
 from tamis.models import SourceType
 from tamis.pipeline.intent import (
@@ -27,9 +20,12 @@ from tamis.pipeline.intent import (
     query_words,
     shares_word,
 )
+from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
+
+__all__ = ["PathPattern", "PatternSet", "Rules", "Verdict", "path_segments"]
 
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "shopping_or_dictionary_host"
@@ -39,97 +35,6 @@ AD_REASON = "ad_click"
 PLACEHOLDER_REASON = "placeholder_page"
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
-
-
-@dataclass(frozen=True)
-class PathPattern:
-    text: str
-    segments: tuple[str, ...]
-    anywhere: bool
-    needs_child: bool
-    needs_query: bool
-    matchers: tuple[Callable[[str], bool], ...]
-    first_literal: bool = True
-    head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
-
-    @classmethod
-    def parse(cls, text: str) -> PathPattern:
-        anywhere = text.startswith("**/")
-        body = text[3:] if anywhere else text.lstrip("/")
-        needs_query = body.endswith("?")
-        body = body.rstrip("?")
-        needs_child = body.endswith("/")
-        segments = tuple(s.lower() for s in body.split("/") if s)
-        first = segments[0] if segments else ""
-        return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
-                   re.split(r"[*?\[]", first, maxsplit=1)[0])
-
-    def matches(self, segments: list[str], has_query: bool) -> bool:
-        if self.needs_query and not has_query:
-            return False
-        n = len(self.segments)
-        if n == 0:
-            return False
-        need = n + (1 if self.needs_child else 0)
-        if len(segments) < need:
-            return False
-        if self.anywhere:
-            if self.first_literal:
-                if self.segments[0] not in segments:
-                    return False
-            elif self.head and not any(s.startswith(self.head) for s in segments):
-                return False
-        starts = range(len(segments) - need + 1) if self.anywhere else (0,)
-        return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
-
-
-class PatternSet:
-    """Path patterns indexed by their first literal segment, tried in their config order."""
-
-    def __init__(self, patterns: list[PathPattern]) -> None:
-        self.patterns = patterns
-        self.by_first: dict[str, list[int]] = {}  # anchored, by their first segment
-        self.anywhere_by: dict[str, list[int]] = {}  # '**/x...', by the literal segment x
-        self.always: list[int] = []
-        for i, p in enumerate(patterns):
-            first = p.segments[0] if p.segments else ""
-            if not first or not _is_literal(first):
-                self.always.append(i)
-            elif p.anywhere:
-                self.anywhere_by.setdefault(first, []).append(i)
-            else:
-                self.by_first.setdefault(first, []).append(i)
-
-    def first_match(self, segments: list[str], has_query: bool,
-                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
-        if not self.patterns or not segments:
-            return None
-        candidates = self.always + self.by_first.get(segments[0], [])
-        if self.anywhere_by:
-            for segment in segments:
-                candidates += self.anywhere_by.get(segment, ())
-        for i in sorted(set(candidates)):
-            pattern = self.patterns[i]
-            if pattern.text not in skip and pattern.matches(segments, has_query):
-                return pattern
-        return None
-
-
-def _is_literal(glob: str) -> bool:
-    return not any(c in glob for c in "*?[")
-
-
-def _segment_matcher(glob: str) -> Callable[[str], bool]:
-    if _is_literal(glob):
-        return glob.__eq__
-    regex = re.compile(fnmatch.translate(glob))
-    return lambda segment: regex.match(segment) is not None
-
-
-@lru_cache(maxsize=65536)
-def path_segments(path: str) -> list[str]:
-    return [unquote(s).lower() for s in path.split("/") if s]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +104,7 @@ class HostFacts:
     preferred: str | None
     demoted_by: str | None
     kinds: frozenset[str]  # source types its host rules give
+    first_kind: int  # index in Rules.type_rules of the first of them (len: none)
 
 
 class Rules:
@@ -239,16 +145,31 @@ class Rules:
             ("forum", _TypeRule(st.forum)),
             ("official", _TypeRule(st.official)),
         ]
+        # Every type's path patterns in type order: the first match is the first type's.
+        type_paths = [(i, p) for i, (_, rule) in enumerate(self.type_rules)
+                      for p in rule.paths.patterns]
+        self.type_paths = PatternSet([p for _, p in type_paths])
+        self._type_of = {id(p): i for i, p in type_paths}
         self._hosts: dict[str, HostFacts] = {}
+        self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
 
     def host_facts(self, host: str) -> HostFacts:
         facts = self._hosts.get(host)
         if facts is None:
+            kinds = [i for i, (_, rule) in enumerate(self.type_rules) if rule.matches_host(host)]
             facts = self._hosts[host] = HostFacts(
                 host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
                 host_matches(host, self.demote),
-                frozenset(kind for kind, rule in self.type_rules if rule.matches_host(host)))
+                frozenset(self.type_rules[i][0] for i in kinds),
+                kinds[0] if kinds else len(self.type_rules))
         return facts
+
+    def site_named(self, query_text: str, host: str) -> int:
+        """``site_named``, worked out once per query and host."""
+        match = self._named.get((query_text, host))
+        if match is None:
+            match = self._named[(query_text, host)] = site_named(query_text, host)
+        return match
 
     # -- the rules -----------------------------------------------------------------------
     def is_search_page(self, host: str, segments: list[str]) -> bool:
@@ -282,9 +203,9 @@ class Rules:
             return QueryIntent("informational", f"intent rules off (would be {found.kind})")
         return found
 
-    def non_answer(self, host: str, path: str, query: str, named: bool, preferred: str | None,
-                   lifted: Lifted = NOTHING_LIFTED, titled: bool = True
-                   ) -> tuple[str | None, str | None]:
+    def non_answer(self, host: str, facts: HostFacts, segments: list[str], query: str,
+                   named: bool, preferred: str | None, lifted: Lifted = NOTHING_LIFTED,
+                   titled: bool = True) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it).
 
         ``titled``: the result's title carries a query word (or no title is known). An intent
@@ -292,12 +213,11 @@ class Rules:
         carries the query's words: the homepage of a site nothing links to the query is the
         non-answer our users measured, whatever the intent."""
         kept_by = None
-        listed = self.host_facts(host).listed
+        listed = facts.listed
         if listed:
             if not host_matches(host, lifted.hosts):
                 return HOST_REASON, None
             kept_by = f"hosts:{listed}"
-        segments = path_segments(path)
         if not segments and not query and self.host_root == "drop" and not preferred:
             if not named and not (lifted.host_root and titled):
                 return ROOT_REASON, None
@@ -312,29 +232,33 @@ class Rules:
             if pattern is not None:
                 return f"path_pattern:{pattern.text}", None
         if query:
-            keys = {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
+            keys = _query_keys(query)
             if self.action_keys & set(keys):
                 return QUERY_REASON, None
-            if any(keys.get(k) for k in self.query_keys) and self.is_search_page(host, segments):
+            if any(keys[k] for k in self.query_keys.intersection(keys)) \
+                    and self.is_search_page(host, segments):
                 return QUERY_REASON, None
             if any(keys.values()) and self.is_search_script(segments):
                 return QUERY_REASON, None
         return None, kept_by
 
-    def root_demoted(self, host: str, path: str, query: str, named: bool,
+    def root_demoted(self, segments: list[str], query: str, named: bool,
                      preferred: str | None, lifted: Lifted) -> bool:
-        return (self.host_root == "demote" and not path_segments(path) and not query
+        return (self.host_root == "demote" and not segments and not query
                 and not preferred and not named and not lifted.host_root)
 
-    def source_type(self, host: str, path: str, query: str, demoted: bool,
+    def source_type(self, facts: HostFacts, segments: list[str], query: str, demoted: bool,
                     preferred: str | None) -> SourceType:
+        """The first type (in ``type_rules`` order) its host or its path is."""
         if demoted:
             return "content-farm"
-        segments = path_segments(path)
-        kinds = self.host_facts(host).kinds
-        for kind, rule in self.type_rules:
-            if kind in kinds or rule.paths.first_match(segments, bool(query)) is not None:
-                return kind
+        first = facts.first_kind
+        if first:
+            pattern = self.type_paths.first_match(segments, bool(query))
+            if pattern is not None:
+                first = min(first, self._type_of[id(pattern)])
+        if first < len(self.type_rules):
+            return self.type_rules[first][0]
         return "official" if preferred else "web"
 
     def judge(self, host: str, path: str, query: str, query_text: str = "",
@@ -342,28 +266,50 @@ class Rules:
         """``title``: the result's title, when known (None: explain-url on a bare URL)."""
         intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
         lifted = self.lifted[intent.kind]
-        match = site_named(query_text, host)
+        match = self.site_named(query_text, host)
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
+        segments = path_segments(path)
         # only a homepage needs its title read (the host_root exception)
-        titled = (title is None or bool(query) or bool(path_segments(path))
+        titled = (title is None or bool(query) or bool(segments)
                   or shares_word(_query_name(query_text)[1], title))
-        drop, kept_by = self.non_answer(host, path, query, match > 0, preferred, lifted, titled)
+        drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
+                                        lifted, titled)
         if drop is None and self.placeholders.match(title, host, registrable_domain(host)):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
         demoted_by = facts.demoted_by
         demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
-        if not demoted and self.root_demoted(host, path, query, named, preferred, lifted):
+        if not demoted and self.root_demoted(segments, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
-        kind = self.source_type(host, path, query, bool(demoted), preferred)
-        return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                       named=named, named_part=match > 0, prefer_counts=lifted.prefer,
-                       kept_by=kept_by)
+        kind = self.source_type(facts, segments, query, bool(demoted), preferred)
+        return _verdict(drop, demoted, preferred, kind, named, match > 0, lifted.prefer, kept_by)
+
+
+def _query_keys(query: str) -> dict[str, str]:
+    """``{name.lower(): value}`` of ``parse_qsl(query, keep_blank_values=True)``."""
+    if "%" in query or "+" in query:
+        return {k.lower(): v for k, v in parse_qsl(query, keep_blank_values=True)}
+    keys = {}
+    for piece in query.split("&"):  # nothing to decode: parse_qsl's own steps, as they are
+        if piece:
+            name, _, value = piece.partition("=")
+            keys[name.lower()] = value
+    return keys
+
+
+@lru_cache(maxsize=4096)
+def _verdict(drop: str | None, demoted: str | None, preferred: str | None, kind: SourceType,
+             named: bool, named_part: bool, prefer_counts: bool, kept_by: str | None
+             ) -> Verdict:
+    """Verdicts are frozen and most are alike: one object for each distinct verdict."""
+    return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
+                   named=named, named_part=named_part, prefer_counts=prefer_counts,
+                   kept_by=kept_by)
 
 
 def site_named(query_text: str, host: str) -> int:

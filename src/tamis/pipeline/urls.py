@@ -7,16 +7,18 @@ never fetched at run time.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import fnmatch
 import posixpath
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlsplit
+from typing import NamedTuple
+from urllib.parse import quote, unquote, urlsplit
+
+from tamis.pipeline.unwrap import Unwrapper, default_unwrapper, unwrap
+
+__all__ = ["CleanURL", "InvalidURL", "Unwrapper", "clean_url", "default_unwrapper",
+           "host_matches", "host_suffixes", "registrable_domain", "site_label", "unwrap"]
 
 MAX_URL_LENGTH = 4096
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -82,129 +84,6 @@ def host_matches(host: str, domains: frozenset[str]) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------- unwrapping
-def _param(query: str, names: tuple[str, ...]) -> str | None:
-    for key, value in parse_qsl(query, keep_blank_values=True):
-        if key in names and value:
-            return value
-    return None
-
-
-def _bing_a1(value: str) -> str | None:
-    """Bing's ``u=a1<base64url of the target>``."""
-    if value.startswith(("http://", "https://")):
-        return value
-    if not value.startswith("a1"):
-        return None
-    raw = value[2:]
-    try:
-        return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class _WrapperRule:
-    domain: str  # "bing.com", or "google." for 'google.*'
-    any_country: bool
-    exact: frozenset[str]
-    prefixes: tuple[str, ...]
-    param: tuple[str, ...]
-    path_marker: str | None
-    tail_marker: str | None
-    whole_query: bool
-    decode: str
-    ad: bool
-
-    def host_ok(self, host: str) -> bool:
-        if self.any_country:
-            return host.startswith(self.domain) or f".{self.domain}" in host
-        return host == self.domain or host.endswith("." + self.domain)
-
-    def path_ok(self, path: str) -> bool:
-        return path in self.exact or path.startswith(self.prefixes)
-
-    def target(self, url: str, parts: SplitResult) -> str | None:
-        found: str | None = None
-        if self.param:
-            found = _param(parts.query, self.param)
-        elif self.path_marker is not None:
-            path = parts.path
-            at = path.find(self.path_marker)
-            if at >= 0:
-                found = unquote(path[at + len(self.path_marker):].split("/", 1)[0])
-        elif self.tail_marker is not None:
-            at = url.find(self.tail_marker, url.find(parts.netloc) + len(parts.netloc))
-            if at >= 0:
-                found = url[at + len(self.tail_marker):]
-                if found[:6].lower().startswith(("http%3", "https%")):
-                    found = unquote(found)
-        elif self.whole_query:
-            found = parts.query or None
-        if found and self.decode == "bing_a1":
-            found = _bing_a1(found)
-        return found
-
-
-class Unwrapper:
-    """The wrapper list of the policy (``normalise.wrappers``), compiled once."""
-
-    def __init__(self, wrappers: Iterable[Any]) -> None:
-        rules = []
-        for w in wrappers:
-            host = w.host.lower()
-            any_country = host.endswith(".*")
-            paths = list(w.paths) or ["*"]
-            rules.append(_WrapperRule(
-                domain=host[:-1] if any_country else host, any_country=any_country,
-                exact=frozenset(p for p in paths if not p.endswith("*")),
-                prefixes=tuple(p[:-1] for p in paths if p.endswith("*")),
-                param=tuple(w.param), path_marker=w.path_marker, tail_marker=w.tail_marker,
-                whole_query=w.whole_query, decode=w.decode, ad=w.ad))
-        self.rules = tuple(rules)
-        # A URL whose head names none of these hosts is no wrapper: the common, cheap case.
-        self.hints = tuple(sorted({r.domain for r in rules}))
-
-    def unwrap(self, url: str, depth: int = 0) -> tuple[str, bool]:
-        """(the page the wrapper points at, is it an ad click); the URL itself otherwise."""
-        if depth > 3 or not self.rules:
-            return url, False
-        head = url[:100].lower()
-        if not any(hint in head for hint in self.hints):
-            return url, False
-        try:
-            parts = urlsplit(url)
-        except ValueError:
-            return url, False
-        host = (parts.hostname or "").lower()
-        for rule in self.rules:
-            if not (rule.host_ok(host) and rule.path_ok(parts.path)):
-                continue
-            if rule.ad:
-                return url, True
-            target = rule.target(url, parts)
-            if target:
-                target = re.sub(r"^(https?):/+", r"\1://", target.strip(), flags=re.I)
-                if target.lower().startswith(("http://", "https://")):
-                    return self.unwrap(target, depth + 1)
-        return url, False
-
-
-@lru_cache(maxsize=1)
-def default_unwrapper() -> Unwrapper:
-    """The built-in wrapper list (``policy.normalise.wrappers`` of default.yaml)."""
-    from tamis.policy.loader import builtin_data
-    from tamis.policy.schema import Normalise
-
-    data = builtin_data()["policy"]["normalise"]
-    return Unwrapper(Normalise.model_validate(data).wrappers)
-
-
-def unwrap(url: str, unwrapper: Unwrapper | None = None) -> str:
-    """The page a search engine's redirect wrapper points at; the URL itself otherwise."""
-    return (unwrapper or default_unwrapper()).unwrap(url)[0]
-
-
 # ----------------------------------------------------------------------- normalisation
 def _norm_percent(text: str, safe: str) -> str:
     """Decode what needs no escaping, escape what does, with upper-case hex.
@@ -220,7 +99,12 @@ def _norm_percent(text: str, safe: str) -> str:
     )
 
 
+_HOST_CHARS = re.compile(r"[a-z0-9._:\-\[\]]+")
+
+
+@lru_cache(maxsize=65536)
 def _norm_host(netloc_host: str) -> str:
+    """Lower-cased, punycode. Raises InvalidURL (never cached: lru_cache keeps results)."""
     host = netloc_host.strip(".").lower()
     if not host:
         raise InvalidURL("no host")
@@ -229,7 +113,7 @@ def _norm_host(netloc_host: str) -> str:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
             raise InvalidURL("host is not a valid domain name") from None
-    if not re.fullmatch(r"[a-z0-9._:\-\[\]]+", host):
+    if not _HOST_CHARS.fullmatch(host):
         raise InvalidURL("host has characters a domain name cannot have")
     return host
 
@@ -258,9 +142,16 @@ def _content_pieces(query: str, tracking: tuple[str, ...]) -> list[str]:
     """The query string's pieces minus tracking parameters, each exactly as it was."""
     if not query:
         return []
-    matcher = _tracking_matcher(tracking)
-    return [piece for piece in query.split("&") if piece and not matcher.match(
-        unquote(piece.split("=", 1)[0].replace("+", " ")).lower())]
+    matcher = _tracking_matcher(tracking).match
+    return [piece for piece in query.split("&") if piece and not matcher(_param_name(piece))]
+
+
+def _param_name(piece: str) -> str:
+    """The decoded, lower-cased name of one ``k=v`` piece (``+`` is a space)."""
+    name = piece.partition("=")[0]
+    if "%" in name or "+" in name:
+        name = unquote(name.replace("+", " "))
+    return name.lower()
 
 
 def _content_query(query: str, tracking: tuple[str, ...]) -> str:
@@ -283,22 +174,31 @@ def _key_piece(piece: str) -> str:
     return f"{k}={quote(unquote(v.replace('+', ' ')), safe=QUERY_SAFE)}"
 
 
-def clean_url(raw: str, tracking: tuple[str, ...],
-              unwrapper: Unwrapper | None = None) -> CleanURL:
-    """Unwrap, validate and clean one result URL. Raises InvalidURL.
+# The common URL, split as urlsplit splits it: http(s), a plain host name (no port, user or
+# brackets), no space or control character anywhere (urlsplit would strip or drop those) and
+# nothing _escape_unsafe would escape.
+_SIMPLE_URL = re.compile(r"([Hh][Tt][Tt][Pp][Ss]?)://([A-Za-z0-9.\-]+)"
+                         r"(/[^?#\x00-\x20\x7f\"<>\\^`{|}]*)?"
+                         r"(?:\?([^#\x00-\x20\x7f\"<>\\^`{|}]*))?(?:#[^\x00-\x20\x7f]*)?\Z")
 
-    ``url`` is the engine's URL unwrapped, minus tracking parameters, fragment and user
-    info: scheme and host lower-cased (IDN as punycode), a default port dropped, the path and
-    every other parameter exactly as given. ``key`` folds everything that names the same page.
-    """
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidURL("empty url")
-    raw = raw.strip()
-    if len(raw) > MAX_URL_LENGTH:
-        raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
-    if not raw.isprintable() and _CONTROL.search(raw):
-        raise InvalidURL("url contains control characters")
-    raw, ad = (unwrapper or default_unwrapper()).unwrap(raw)
+
+class _Parts(NamedTuple):
+    """A URL split as ``urlsplit`` splits it (scheme lower-cased)."""
+
+    scheme: str
+    hostname: str
+    port: int | None
+    path: str
+    query: str
+    plain: bool  # nothing in path or query to escape (_escape_unsafe)
+
+
+def _split(raw: str, simple: re.Match[str] | None = None) -> _Parts:
+    """Raises InvalidURL. ``simple``: the match of _SIMPLE_URL on ``raw``, when known."""
+    simple = simple or _SIMPLE_URL.match(raw)
+    if simple:
+        scheme, hostname, path, query = simple.groups()
+        return _Parts(scheme.lower(), hostname, None, path or "", query or "", True)
     try:
         parts = urlsplit(raw)
         netloc = parts.netloc
@@ -308,33 +208,73 @@ def clean_url(raw: str, tracking: tuple[str, ...],
             port, hostname = None, netloc
     except ValueError as exc:
         raise InvalidURL(f"unparseable url: {exc}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https"):
-        raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
-    host = _norm_host(hostname)
-    shown_host = f"[{host}]" if ":" in host else host  # IPv6 keeps its brackets
-    default_port = port in (None, DEFAULT_PORTS[scheme])
-    netloc = shown_host if default_port else f"{shown_host}:{port}"
-    shown_path = _escape_unsafe(parts.path) or "/"
-    pieces = _content_pieces(parts.query, tracking)
-    shown_query = _escape_unsafe("&".join(pieces))
-    url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
-           else f"{scheme}://{netloc}{shown_path}")
+    return _Parts(parts.scheme.lower(), hostname, port, parts.path, parts.query, False)
 
-    # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
-    # slashes normalised, www. and scheme folded, parameters sorted.
-    path = _norm_percent(parts.path or "/", PATH_SAFE)
+
+def _checked(raw: str) -> str:
+    """The URL stripped. Raises InvalidURL for what can never be a web page's URL."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidURL("empty url")
+    raw = raw.strip()
+    if len(raw) > MAX_URL_LENGTH:
+        raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
+    if not raw.isprintable() and _CONTROL.search(raw):
+        raise InvalidURL("url contains control characters")
+    return raw
+
+
+def _key_path(raw_path: str) -> str:
+    """The path with percent-encoding, dot segments and repeated slashes normalised."""
+    path = _norm_percent(raw_path or "/", PATH_SAFE)
     if "/." in path or "//" in path:
         path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
     if path.startswith("//"):
         path = "/" + path.lstrip("/")
     if path in (".", ""):
         path = "/"
-    query = "&".join(_key_piece(p) for p in pieces)
+    return path
+
+
+def clean_url(raw: str, tracking: tuple[str, ...],
+              unwrapper: Unwrapper | None = None) -> CleanURL:
+    """Unwrap, validate and clean one result URL. Raises InvalidURL.
+
+    ``url`` is the engine's URL unwrapped, minus tracking parameters, fragment and user
+    info: scheme and host lower-cased (IDN as punycode), a default port dropped, the path and
+    every other parameter exactly as given. ``key`` folds everything that names the same page.
+    """
+    raw = _checked(raw)
+    unwrapper = unwrapper or default_unwrapper()
+    simple = _SIMPLE_URL.match(raw)
+    if simple and not unwrapper.may_wrap(simple.group(2).lower()):
+        parts, ad = _split(raw, simple), False  # the common case: one look at the URL
+    else:
+        raw, ad = unwrapper.unwrap(raw)
+        parts = _split(raw)
+    scheme, port = parts.scheme, parts.port
+    if scheme not in ("http", "https"):
+        raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
+    host = _norm_host(parts.hostname)
+    shown_host = f"[{host}]" if ":" in host else host  # IPv6 keeps its brackets
+    default_port = port in (None, DEFAULT_PORTS[scheme])
+    netloc = shown_host if default_port else f"{shown_host}:{port}"
+    pieces = _content_pieces(parts.query, tracking)
+    if parts.plain:
+        shown_path, shown_query = parts.path or "/", "&".join(pieces)
+    else:
+        shown_path = _escape_unsafe(parts.path) or "/"
+        shown_query = _escape_unsafe("&".join(pieces))
+    url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
+           else f"{scheme}://{netloc}{shown_path}")
+
+    # The dedupe key (and what the rules read): percent-encoding, dot segments and repeated
+    # slashes normalised, www. and scheme folded, parameters sorted.
+    path = _key_path(parts.path)
+    query = "&".join([_key_piece(p) for p in pieces]) if pieces else ""
     bare = host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
     shown_bare = f"[{bare}]" if ":" in bare else bare
     key_netloc = shown_bare if default_port else f"{shown_bare}:{port}"
     key_path = path.rstrip("/") or "/"
     key_query = "&".join(sorted(query.split("&"))) if query else ""
     key = f"{key_netloc}{key_path}" + (f"?{key_query}" if key_query else "")
-    return CleanURL(url=url, key=key, host=bare, path=path, query=query, ad=ad)
+    return CleanURL(url, key, bare, path, query, ad)

@@ -1,0 +1,135 @@
+"""Path patterns of the policy (``non_answer.path_patterns``, ``source_types``), compiled.
+
+Path patterns match whole path segments, not substrings: ``/shop/`` is the segment ``shop``
+at the start of the path with something below it, so ``hp.com/us-en/shop/tech-takes/...``
+(an article) is kept.
+
+Pattern syntax: ``/a/b`` anchored at the start of the path; ``**/a`` at any depth; ``*`` is a
+wildcard inside one segment; a trailing ``/`` needs a segment below; a trailing ``?`` needs a
+query string. Segments compare case-insensitively, after percent-decoding.
+
+A ``PatternSet`` answers "the first pattern, in config order, that matches" with one regular
+expression over the path (its patterns as alternatives, in order); ``PathPattern.matches`` is
+the plain definition, used where the expression cannot answer (a segment holding ``/``, a
+``[`` glob, patterns to skip) and checked against it in the tests.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import unquote
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    text: str
+    segments: tuple[str, ...]
+    anywhere: bool
+    needs_child: bool
+    needs_query: bool
+    matchers: tuple[Callable[[str], bool], ...]
+    first_literal: bool = True
+    head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
+
+    @classmethod
+    def parse(cls, text: str) -> PathPattern:
+        anywhere = text.startswith("**/")
+        body = text[3:] if anywhere else text.lstrip("/")
+        needs_query = body.endswith("?")
+        body = body.rstrip("?")
+        needs_child = body.endswith("/")
+        segments = tuple(s.lower() for s in body.split("/") if s)
+        first = segments[0] if segments else ""
+        return cls(text, segments, anywhere, needs_child, needs_query,
+                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
+                   re.split(r"[*?\[]", first, maxsplit=1)[0])
+
+    def matches(self, segments: list[str], has_query: bool) -> bool:
+        if self.needs_query and not has_query:
+            return False
+        n = len(self.segments)
+        if n == 0:
+            return False
+        need = n + (1 if self.needs_child else 0)
+        if len(segments) < need:
+            return False
+        if self.anywhere:
+            if self.first_literal:
+                if self.segments[0] not in segments:
+                    return False
+            elif self.head and not any(s.startswith(self.head) for s in segments):
+                return False
+        starts = range(len(segments) - need + 1) if self.anywhere else (0,)
+        return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
+
+    def regex(self) -> str | None:
+        """This pattern over ``/seg/seg...`` (segments holding no ``/``); None when it can
+        never match, or has a ``[`` set (only ``matches`` answers those)."""
+        if not self.segments or any("[" in s for s in self.segments):
+            return None
+        body = "".join("/" + _segment_regex(s) for s in self.segments)
+        head = "(?:/[^/]++)*?" if self.anywhere else ""  # whole segments before, fewest first
+        return head + body + ("(?=/)" if self.needs_child else "(?=/|\\Z)")
+
+
+def _segment_regex(glob: str) -> str:
+    """One segment's glob (``*``, ``?``, literal characters) within one segment."""
+    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c)
+                   for c in glob)
+
+
+class PatternSet:
+    """Path patterns, tried in their config order: the first that matches wins."""
+
+    def __init__(self, patterns: list[PathPattern]) -> None:
+        self.patterns = patterns
+        regexes = [p.regex() for p in patterns]
+        exact = all(r is not None or not p.segments for p, r in zip(patterns, regexes,
+                                                                    strict=True))
+        # One alternation per has_query, and which pattern each alternative is.
+        self.compiled: dict[bool, tuple[re.Pattern[str], list[PathPattern]]] | None = None
+        if exact:
+            self.compiled = {}
+            for has_query in (False, True):
+                chosen = [(p, r) for p, r in zip(patterns, regexes, strict=True)
+                          if r is not None and (has_query or not p.needs_query)]
+                body = "|".join(f"({r})" for _, r in chosen) or "(?!)"
+                self.compiled[has_query] = (re.compile(body), [p for p, _ in chosen])
+
+    def first_match(self, segments: list[str], has_query: bool,
+                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
+        if not self.patterns or not segments:
+            return None
+        if self.compiled is not None and not skip:
+            subject = "/" + "/".join(segments)
+            if subject.count("/") == len(segments):  # no segment holds a '/' (%2F)
+                regex, chosen = self.compiled[has_query]
+                found = regex.match(subject)
+                return chosen[found.lastindex - 1] if found and found.lastindex else None
+        for pattern in self.patterns:
+            if pattern.text not in skip and pattern.matches(segments, has_query):
+                return pattern
+        return None
+
+
+def _is_literal(glob: str) -> bool:
+    return not any(c in glob for c in "*?[")
+
+
+def _segment_matcher(glob: str) -> Callable[[str], bool]:
+    if _is_literal(glob):
+        return glob.__eq__
+    regex = re.compile(fnmatch.translate(glob))
+    return lambda segment: regex.match(segment) is not None
+
+
+@lru_cache(maxsize=65536)
+def path_segments(path: str) -> list[str]:
+    """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
+    if "%" not in path:  # nothing to decode: lower-case once
+        return [s for s in path.lower().split("/") if s]
+    return [unquote(s).lower() for s in path.split("/") if s]

@@ -1,0 +1,75 @@
+"""The ranking's fast paths give exactly what their plain definitions give: the word counts
+of a result (ASCII text split as bytes), BM25 (one pass for document frequencies, idf once per
+term), the engine evidence (decay looked up in a table)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tamis.models import Candidate
+from tamis.pipeline.rank import _WORD, _bm25, _Terms, decay, engine_evidence, fold, tokens
+
+
+def candidate(title: str, snippet: str = "", path: str = "/",
+              positions: dict[str, int] | None = None) -> Candidate:
+    positions = positions or {"searxng:bing": 1}
+    return Candidate(key="k", url="https://a.example/", title=title, snippet=snippet,
+                     host="a.example", domain="a.example", path=path, query="",
+                     engines=sorted(positions), positions=positions,
+                     lines={"searxng": 1}, line_orders=[0],
+                     weights={"searxng": 0.5, "tavily": 2.0}, first_seen=1)
+
+
+def plain_doc(c: Candidate, terms: list[str]) -> tuple[int, Counter[str]]:
+    words = _WORD.findall(fold(f"{c.title} {c.snippet} {c.host} {c.path}"))
+    wanted = frozenset(terms)
+    return len(words), Counter(w for w in words if w in wanted)
+
+
+def plain_bm25(terms: list[str], docs: list[tuple[int, Counter[str]]], k1: float = 1.2,
+               b: float = 0.75) -> list[float]:
+    n = len(docs)
+    avg = sum(length for length, _ in docs) / n or 1.0
+    df = {t: sum(1 for _, tf in docs if t in tf) for t in terms}
+    scores = []
+    for length, tf in docs:
+        score = 0.0
+        for t in terms:
+            f = tf.get(t, 0)
+            if not f:
+                continue
+            idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+            score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
+        scores.append(score)
+    return scores
+
+
+text = st.text(alphabet="ab c_-.ÉéßİΣ1…\n", max_size=40)
+query = st.text(alphabet="ab cÉé1ß", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(text, text), min_size=1, max_size=6), query)
+def test_counts_and_bm25_are_the_plain_definitions(pages: list[tuple[str, str]],
+                                                    q: str) -> None:
+    terms = sorted(set(tokens(q)))
+    counted = _Terms(terms)
+    fast = [counted.doc(candidate(t, s)) for t, s in pages]
+    plain = [plain_doc(candidate(t, s), terms) for t, s in pages]
+    assert [(n, dict(c)) for n, c in fast] == [(n, dict(c)) for n, c in plain]
+    if terms:
+        assert _bm25(terms, fast) == plain_bm25(terms, plain)
+
+
+@given(st.dictionaries(st.sampled_from(["searxng:bing", "searxng:brave", "tavily", "x:y"]),
+                       st.integers(min_value=-3, max_value=300), min_size=1))
+def test_engine_evidence_is_the_sum_of_decays(positions: dict[str, int]) -> None:
+    c = candidate("t", positions=dict(sorted(positions.items())))
+    plain = 0.0
+    for label in sorted(positions):
+        plain += c.weights.get(label.split(":", 1)[0], 1.0) * decay(positions[label])
+    assert engine_evidence(c) == plain
