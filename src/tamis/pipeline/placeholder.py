@@ -12,6 +12,7 @@ company's name after the domain.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _DOMAIN_SLOT = "{domain}"
@@ -37,20 +38,19 @@ class PlaceholderTitles:
     def __init__(self, patterns: list[str]) -> None:
         self.patterns = [_Pattern(p, compile_placeholder(p), _DOMAIN_SLOT in p)
                          for p in patterns]
-        # One pass over a title answers "no" for almost every result; the patterns one by one
-        # run only on a title that matches one of them.
-        any_of = "|".join(f"(?:{p.replace(_DOMAIN_SLOT, _ANY_DOMAIN, 1)})" for p in patterns)
-        try:
-            self._any: re.Pattern[str] | None = re.compile(any_of, re.IGNORECASE)
-        except re.error:  # a pattern with its own global flags cannot stand in a union
-            self._any = None
+        # One pass over a title answers "no" for almost every result: the patterns anchored at
+        # the start are tried there only (one union, re.match), the others in one union
+        # searched; the patterns one by one run only on a title one of the unions matches.
+        self._unions = (_union([p for p in patterns if p.startswith("^")], anchored=True),
+                        _union([p for p in patterns if not p.startswith("^")], anchored=False))
 
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one)."""
         if not title or not self.patterns:
             return None
-        text = " ".join(title.split())
-        if self._any is not None and self._any.search(text) is None:
+        # titles from the merge are clean (one space between words); explain-url's may not be
+        text = title if title.isprintable() and "  " not in title else " ".join(title.split())
+        if not any(maybe(text) for maybe in self._unions):
             return None
         for pattern in self.patterns:
             found = pattern.regex.search(text)
@@ -62,3 +62,17 @@ class PlaceholderTitles:
             if named in (domain, host.removeprefix("www.")):
                 return pattern.text
         return None
+
+
+def _union(patterns: list[str], anchored: bool) -> Callable[[str], object]:
+    """Does a title possibly match one of ``patterns``: one regex standing for them all,
+    tried at the start only (``anchored``: every pattern starts with ``^``) or searched."""
+    if not patterns:
+        return lambda text: None
+    body = "|".join(f"(?:{p[1:] if anchored else p})".replace(_DOMAIN_SLOT, _ANY_DOMAIN)
+                    for p in patterns)
+    try:
+        regex = re.compile(body, re.IGNORECASE)
+    except re.error:  # a pattern with its own global flags cannot stand in a union
+        return lambda text: True
+    return regex.match if anchored else regex.search
