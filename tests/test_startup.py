@@ -187,3 +187,41 @@ def test_every_module_still_imports_on_its_own() -> None:
     proc = subprocess.run([sys.executable, "-c", code, *tamis_modules()], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+CONFIG_BUILT = """
+import atexit, sys
+def report():
+    from tamis.policy.schema import Config
+    sys.stderr.write(f"CONFIG_BUILT {Config.__pydantic_complete__}\\n")
+atexit.register(report)
+sys.argv = ["tamis", *sys.argv[1:]]
+from tamis.interfaces.entry import main
+main()
+"""
+
+
+def test_a_new_query_reads_the_validated_config_from_the_store(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """A CLI call for a new query, after another with the same files: the config comes from
+    its snapshot (no config model's schema built) and prints what a fresh store prints."""
+    def run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str],
+                                                           str]:
+        proc = subprocess.run([sys.executable, "-c", CONFIG_BUILT, *args], capture_output=True,
+                              text=True, env=env, timeout=120)
+        built = [x for x in proc.stderr.splitlines() if x.startswith("CONFIG_BUILT")]
+        return proc, built[-1]
+
+    config = tmp_path / "tamis.yaml"
+    config.write_text("max_results: 4\npolicy: {ranking: {demote_penalty: 900}}\n")
+    env = environment(tmp_path, searxng)
+    first, built = run(["search", "--no-extract", "--config", str(config), "other"], env)
+    assert first.returncode == 1 and built == "CONFIG_BUILT True"  # no results
+    for query, explain in ((QUERIES[0], []), (QUERIES[1], ["--explain"])):
+        args = ["search", "--no-extract", *explain, "--config", str(config), query]
+        again, built = run(args, env)
+        assert built == "CONFIG_BUILT False", again.stderr
+        fresh, _ = run(args, environment(tmp_path, searxng, f"fresh-{query}"))
+        assert again.returncode == fresh.returncode == 0
+        assert without_timings(again.stdout) == without_timings(fresh.stdout)
+        assert len(json.loads(again.stdout)["results"]) == 4

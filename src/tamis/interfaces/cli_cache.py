@@ -27,6 +27,7 @@ class Lookup:
     answer: dict[str, Any] | None = None  # the stored answer, marked cached
     store: Any = None  # on a miss: the store, still open, for the search to use
     store_url: str | None = None
+    config_hash: str | None = None  # on a miss: the effective config's hash, when noted
 
 
 def environment_material(env: Mapping[str, str]) -> list[list[str]]:
@@ -89,7 +90,7 @@ def lookup(config_path: str | None, request: dict[str, Any], options: dict[str, 
         if answer is not None:
             store.close()
             return Lookup(fingerprint, answer)
-        return Lookup(fingerprint, None, store, url)
+        return Lookup(fingerprint, None, store, url, config_hash)
     except Exception:  # the normal path reads the config again and says what is wrong
         return Lookup(None)
 
@@ -103,6 +104,14 @@ def store_for(found: Lookup, config: Any) -> Any:
         return found.store
     found.store.close()
     return None
+
+
+def known_hash(layer: Any, found: Lookup) -> None:
+    """Give the layer the effective config's hash the fingerprint note holds, so that it is
+    not computed again (that dumps the whole config, building every config model's schema)."""
+    if found.config_hash is not None and found.store is not None \
+            and layer.store is found.store:
+        layer.config_hash = found.config_hash  # Tamis.config_hash is a cached_property
 
 
 def remember(layer: Any, fingerprint: str | None) -> None:

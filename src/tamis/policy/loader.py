@@ -8,6 +8,7 @@ list replaces the default list, and ``{add: [...], remove: [...]}`` edits the de
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tamis import yamlsafe
+from tamis import __version__, yamlsafe
 from tamis.errors import ConfigError
+from tamis.policy import snapshot
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
     from tamis.policy.schema import Config
+    from tamis.store.base import Store
 
 ListEdit = Mapping[str, Any]
 
@@ -50,9 +53,9 @@ def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
 BUILTIN = Path(__file__).with_name("default.yaml")  # package data (importlib.resources: slow)
 
 
-def builtin_data() -> dict[str, Any]:
-    text = BUILTIN.read_text("utf-8")
-    data = yamlsafe.load(text)
+def builtin_data(text: str | None = None) -> dict[str, Any]:
+    """The built-in policy's data (``text``: its bytes, when already read)."""
+    data = yamlsafe.load(BUILTIN.read_text("utf-8") if text is None else text)
     assert isinstance(data, dict)
     return data
 
@@ -143,15 +146,17 @@ def read_config(
     explicit: str | os.PathLike[str] | None = None,
     *,
     overrides: dict[str, Any] | None = None,
+    snapshots: Store | None = None,
 ) -> ReadConfig:
     """Read the config files (see the module docstring) and validate them against the schema.
-    Raises ConfigError with a one-line message."""
-    from pydantic import ValidationError
+    Raises ConfigError with a one-line message.
 
-    from tamis.policy.schema import Config
-
+    ``snapshots``: a store where the validated config of the same files was kept
+    (``tamis.policy.snapshot``): found there, it is not validated again; else it is kept."""
     path = discover(explicit)
-    data = builtin_data()
+    builtin_text = BUILTIN.read_text("utf-8")
+    data = builtin_data(builtin_text)
+    text = None
     lines: dict[tuple[Any, ...], int] = {}
     source = "built-in policy"
     if path is not None:
@@ -189,10 +194,42 @@ def read_config(
         user_has_backends = False
     if overrides:
         data = merge(data, overrides)
+    kept = None if snapshots is None or overrides else snapshot.key(
+        __version__, builtin_text, text)
+    config = _snapshot_of(snapshots, kept)
+    if config is None:
+        config = _validate(data, source, lines)
+        if kept is not None:
+            _keep_snapshot(snapshots, kept, config)
+    return ReadConfig(config=config, source=source, lines=lines, data=data,
+                      user_has_backends=user_has_backends)
+
+
+def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int]) -> Config:
+    from pydantic import ValidationError
+
+    from tamis.policy.schema import Config
+
     try:
-        config = Config.model_validate(data)
+        return Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
-    return ReadConfig(config=config, source=source, lines=lines, data=data,
-                      user_has_backends=user_has_backends)
+
+
+def _snapshot_of(store: Store | None, key: str | None) -> Config | None:
+    """The validated config kept under ``key``, or None (a store never makes a read fail)."""
+    if store is None or key is None:
+        return None
+    try:
+        raw = store.get(snapshot.NAMESPACE, key)
+    except Exception:
+        return None
+    return snapshot.load(raw) if raw else None
+
+
+def _keep_snapshot(store: Store | None, key: str, config: Config) -> None:
+    raw = snapshot.dump(config)
+    if store is not None and raw is not None:
+        with contextlib.suppress(Exception):
+            store.set(snapshot.NAMESPACE, key, raw, ttl=snapshot.TTL_SECONDS)
