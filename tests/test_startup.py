@@ -26,6 +26,8 @@ QUERIES = ["proxmox thin pool metadata exhaustion recovery",
            "best practices agent context management"]
 WATCHED = ("pydantic", "httpx", "asyncio", "yaml", "ssl", "tamis.core", "tamis.models",
            "rich", "tldextract", "click", "typing")
+NEVER_FOR_A_SEARCH = ("rich", "pygments", "tldextract", "fastapi", "starlette", "uvicorn", "mcp",
+                      "trafilatura", "lxml", "numpy", "redis", "ddgs")
 RUNNER = """
 import atexit, sys
 def report():
@@ -58,9 +60,9 @@ def searxng() -> Iterator[LoopbackServer]:
         yield server
 
 
-def cli(args: list[str], env: dict[str, str], eager: bool = False
-        ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    code = RUNNER.format(watched=WATCHED, eager=EAGER if eager else "")
+def cli(args: list[str], env: dict[str, str], eager: bool = False,
+        watched: tuple[str, ...] = WATCHED) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    code = RUNNER.format(watched=watched, eager=EAGER if eager else "")
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           env=env, timeout=120)
     lines = proc.stderr.splitlines()
@@ -225,3 +227,20 @@ def test_a_new_query_reads_the_validated_config_from_the_store(
         assert again.returncode == fresh.returncode == 0
         assert without_timings(again.stdout) == without_timings(fresh.stdout)
         assert len(json.loads(again.stdout)["results"]) == 4
+
+
+def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """Rich, pygments (httpx's command line tool), the servers, page extraction: never for a
+    ranking-only search; PyYAML only to read a user's config file."""
+    watched = (*NEVER_FOR_A_SEARCH, "yaml", "httpx")
+    env = environment(tmp_path, searxng)
+    for query in (QUERIES[0], QUERIES[1]):  # the first call, then one with the store made
+        proc, modules = cli(["search", "--no-extract", query], env, watched=watched)
+        assert proc.returncode == 0, proc.stderr
+        assert modules == {"httpx"}, modules
+    config = tmp_path / "tamis.yaml"
+    config.write_text("max_results: 3\n")
+    proc, modules = cli(["search", "--no-extract", "--config", str(config), QUERIES[0]], env,
+                        watched=watched)
+    assert proc.returncode == 0 and modules == {"httpx", "yaml"}, modules

@@ -43,14 +43,16 @@ def environment_material(env: Mapping[str, str]) -> list[list[str]]:
 
 def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     """(fingerprint, store url, answer TTL) from the raw config files, or None."""
-    from tamis import __version__, yamlsafe
-    from tamis.policy.loader import BUILTIN, discover, merge
+    from tamis import __version__
+    from tamis.policy.loader import BUILTIN, builtin_data, discover, merge
 
     builtin_text = BUILTIN.read_text("utf-8")
-    data = yamlsafe.load(builtin_text)
+    data = builtin_data(builtin_text)
     path = discover(config_path)
     user_text = None
     if path is not None:
+        from tamis import yamlsafe
+
         user_text = path.read_text("utf-8")
         user = yamlsafe.load(user_text)
         if user is not None:
