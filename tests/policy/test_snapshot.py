@@ -110,3 +110,15 @@ def test_what_json_cannot_carry_exactly_is_not_snapshotted() -> None:
                 {"when": {"a", "b"}}):
         assert snapshot.dump(config.model_copy(update={"dupes": odd})) is None
     assert snapshot.dump(config.model_copy(update={"dupes": {"when": [1, "a"]}})) is not None
+
+
+@pytest.mark.parametrize(("url", "kept_there"), [
+    (None, True), ("/tmp/tamis-store.sqlite3", True), ("memory:", True),
+    ("redis://127.0.0.1:6379/0", False), ("unix:///run/redis.sock", False)])
+def test_only_a_local_store_keeps_the_config(url: str | None, kept_there: bool) -> None:
+    from tamis.interfaces.cli_cache import Lookup, snapshot_store
+
+    store = MemoryStore()
+    found = Lookup("fingerprint", None, store, url)
+    assert (snapshot_store(found) is store) is kept_there
+    assert snapshot_store(Lookup(None)) is None

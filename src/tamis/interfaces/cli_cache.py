@@ -108,6 +108,16 @@ def store_for(found: Lookup, config: Any) -> Any:
     return None
 
 
+def snapshot_store(found: Lookup) -> Any:
+    """The store to keep the validated config in (``tamis.policy.snapshot``): only a local
+    one (SQLite file, memory). A shared Redis is not trusted with the config: whoever can
+    write there could otherwise point a line, and its key, at another host."""
+    url = found.store_url
+    if found.store is None or (url is not None and "://" in url):
+        return None
+    return found.store
+
+
 def known_hash(layer: Any, found: Lookup) -> None:
     """Give the layer the effective config's hash the fingerprint note holds, so that it is
     not computed again (that dumps the whole config, building every config model's schema)."""
