@@ -203,17 +203,18 @@ main()
 """
 
 
+def run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The CLI in a process, and whether the config model's schema was built in it."""
+    proc = subprocess.run([sys.executable, "-c", CONFIG_BUILT, *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+    built = [x for x in proc.stderr.splitlines() if x.startswith("CONFIG_BUILT")]
+    return proc, built[-1]
+
+
 def test_a_new_query_reads_the_validated_config_from_the_store(
         tmp_path: Path, searxng: LoopbackServer) -> None:
     """A CLI call for a new query, after another with the same files: the config comes from
     its snapshot (no config model's schema built) and prints what a fresh store prints."""
-    def run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str],
-                                                           str]:
-        proc = subprocess.run([sys.executable, "-c", CONFIG_BUILT, *args], capture_output=True,
-                              text=True, env=env, timeout=120)
-        built = [x for x in proc.stderr.splitlines() if x.startswith("CONFIG_BUILT")]
-        return proc, built[-1]
-
     config = tmp_path / "tamis.yaml"
     config.write_text("max_results: 4\npolicy: {ranking: {demote_penalty: 900}}\n")
     env = environment(tmp_path, searxng)
@@ -244,3 +245,21 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
     proc, modules = cli(["search", "--no-extract", "--config", str(config), QUERIES[0]], env,
                         watched=watched)
     assert proc.returncode == 0 and modules == {"httpx", "yaml"}, modules
+
+
+def test_after_the_answers_expire_a_call_still_needs_no_config_model(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """The fingerprint note (config inputs -> the effective config's hash) outlives the
+    answers' TTL: it cannot go stale, and without it the config is dumped to be hashed."""
+    import time
+
+    config = tmp_path / "tamis.yaml"
+    config.write_text("cache: {ttl_seconds: 1}\n")
+    env = environment(tmp_path, searxng)
+    args = ["search", "--no-extract", "--config", str(config)]
+    first, built = run([*args, QUERIES[0]], env)
+    assert first.returncode == 0 and built == "CONFIG_BUILT True"
+    time.sleep(1.5)  # the answer is gone: the next call searches again
+    again, built = run([*args, QUERIES[0]], env)
+    assert '"cached": false' in again.stdout and built == "CONFIG_BUILT False", again.stderr
+    assert without_timings(again.stdout) == without_timings(first.stdout)

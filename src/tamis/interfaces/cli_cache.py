@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
 from tamis.store import answers
 
 
@@ -131,4 +132,7 @@ def remember(layer: Any, fingerprint: str | None) -> None:
     cache = layer.config.cache
     if fingerprint is None or not cache.enabled or cache.ttl_seconds <= 0:
         return
-    answers.remember_config(layer.store, fingerprint, layer.config_hash, cache.ttl_seconds)
+    # The note maps the config's inputs to its hash, so it never goes stale: it is kept as
+    # long as a config snapshot, and the first call after an idle spell still finds the hash.
+    answers.remember_config(layer.store, fingerprint, layer.config_hash,
+                            max(cache.ttl_seconds, NOTE_TTL_SECONDS))
