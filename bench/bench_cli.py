@@ -13,6 +13,11 @@ process (from ``wait4``), measured in the same run as its comparators:
   the store itself exists, made by an untimed call for another query);
 - the cached repeat of that search (same cache, within the TTL).
 
+Bytecode: every process runs with a bytecode cache (``PYTHONPYCACHEPREFIX`` in the temporary
+folder, filled by untimed calls first), as an installed tamis has its ``.pyc`` files; an
+environment with ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module of
+tamis from source on every call. ``--no-bytecode-cache`` measures that case instead.
+
 The loopback SearXNG answers the recorded Proxmox answer (tests/fixtures/searxng) to every
 query. Goals (issue 13): search <= 0.25 s CPU, --help <= 0.06 s CPU, cached repeat <= 0.5x
 the first call. Prints figures; asserts nothing (the machine is shared and noisy).
@@ -73,6 +78,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tamis", help="the tamis command to measure, split on spaces"
                         " (default: the console script beside this Python)")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE as set (every module compiled on"
+                        " every call when it is)")
     args = parser.parse_args()
     answer = json.loads(FIXTURE.read_text())
     tamis = args.tamis.split() if args.tamis else tamis_command()
@@ -82,6 +90,15 @@ def main() -> None:
                     if not k.startswith(("TAMIS_", "SEARXNG_", "FIRECRAWL_"))}
         # SearXNG only: with FIRECRAWL_URL set, zero config would add a Firecrawl search line.
         base_env.update(SEARXNG_URL=server.url, XDG_CONFIG_HOME=str(Path(tmp) / "config"))
+        if not args.no_bytecode_cache:
+            base_env.pop("PYTHONDONTWRITEBYTECODE", None)
+            base_env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+            warm = dict(base_env, XDG_CACHE_HOME=str(Path(tmp) / "cache-bytecode"))
+            for cmd in ([sys.executable, "-c", "pass"], [*tamis, "--help"],
+                        [*tamis, "search", "--no-extract", "fill the bytecode cache"],
+                        *([[sys.executable, str(SEED), "--no-extract", QUERY]]
+                          if SEED.exists() else [])):
+                run_once(cmd, warm)  # untimed: writes the .pyc files
         results: dict[str, list[tuple[float, float, int]]] = {
             k: [] for k in ("pass", "seed", "help", "search", "cached")}
         for i in range(args.runs):
@@ -96,7 +113,10 @@ def main() -> None:
             results["search"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
             results["cached"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
         print(f"{args.runs} runs each, medians; CPU = user + sys of the process; "
-              f"loopback SearXNG {server.url}, 0 delay")
+              f"loopback SearXNG {server.url}, 0 delay; bytecode cache "
+              + ("as the environment sets it (PYTHONDONTWRITEBYTECODE="
+                 f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})"
+                 if args.no_bytecode_cache else "on (PYTHONPYCACHEPREFIX, filled untimed)"))
         bare = line("python -c pass", results["pass"])
         seed = line("seed script --no-extract", results["seed"]) if results["seed"] else None
         help_cpu = line("tamis --help", results["help"], "   (goal <= 0.060)")

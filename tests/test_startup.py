@@ -26,6 +26,8 @@ QUERIES = ["proxmox thin pool metadata exhaustion recovery",
            "best practices agent context management"]
 WATCHED = ("pydantic", "httpx", "asyncio", "yaml", "ssl", "tamis.core", "tamis.models",
            "rich", "tldextract", "click", "typing")
+NEVER_FOR_A_SEARCH = ("rich", "pygments", "tldextract", "fastapi", "starlette", "uvicorn", "mcp",
+                      "trafilatura", "lxml", "numpy", "redis", "ddgs")
 RUNNER = """
 import atexit, sys
 def report():
@@ -58,9 +60,9 @@ def searxng() -> Iterator[LoopbackServer]:
         yield server
 
 
-def cli(args: list[str], env: dict[str, str], eager: bool = False
-        ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    code = RUNNER.format(watched=WATCHED, eager=EAGER if eager else "")
+def cli(args: list[str], env: dict[str, str], eager: bool = False,
+        watched: tuple[str, ...] = WATCHED) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    code = RUNNER.format(watched=watched, eager=EAGER if eager else "")
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           env=env, timeout=120)
     lines = proc.stderr.splitlines()
@@ -187,3 +189,77 @@ def test_every_module_still_imports_on_its_own() -> None:
     proc = subprocess.run([sys.executable, "-c", code, *tamis_modules()], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+CONFIG_BUILT = """
+import atexit, sys
+def report():
+    from tamis.policy.schema import Config
+    sys.stderr.write(f"CONFIG_BUILT {Config.__pydantic_complete__}\\n")
+atexit.register(report)
+sys.argv = ["tamis", *sys.argv[1:]]
+from tamis.interfaces.entry import main
+main()
+"""
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The CLI in a process, and whether the config model's schema was built in it."""
+    proc = subprocess.run([sys.executable, "-c", CONFIG_BUILT, *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+    built = [x for x in proc.stderr.splitlines() if x.startswith("CONFIG_BUILT")]
+    return proc, built[-1]
+
+
+def test_a_new_query_reads_the_validated_config_from_the_store(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """A CLI call for a new query, after another with the same files: the config comes from
+    its snapshot (no config model's schema built) and prints what a fresh store prints."""
+    config = tmp_path / "tamis.yaml"
+    config.write_text("max_results: 4\npolicy: {ranking: {demote_penalty: 900}}\n")
+    env = environment(tmp_path, searxng)
+    first, built = run(["search", "--no-extract", "--config", str(config), "other"], env)
+    assert first.returncode == 1 and built == "CONFIG_BUILT True"  # no results
+    for query, explain in ((QUERIES[0], []), (QUERIES[1], ["--explain"])):
+        args = ["search", "--no-extract", *explain, "--config", str(config), query]
+        again, built = run(args, env)
+        assert built == "CONFIG_BUILT False", again.stderr
+        fresh, _ = run(args, environment(tmp_path, searxng, f"fresh-{query}"))
+        assert again.returncode == fresh.returncode == 0
+        assert without_timings(again.stdout) == without_timings(fresh.stdout)
+        assert len(json.loads(again.stdout)["results"]) == 4
+
+
+def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """Rich, pygments (httpx's command line tool), the servers, page extraction: never for a
+    ranking-only search; PyYAML only to read a user's config file."""
+    watched = (*NEVER_FOR_A_SEARCH, "yaml", "httpx")
+    env = environment(tmp_path, searxng)
+    for query in (QUERIES[0], QUERIES[1]):  # the first call, then one with the store made
+        proc, modules = cli(["search", "--no-extract", query], env, watched=watched)
+        assert proc.returncode == 0, proc.stderr
+        assert modules == {"httpx"}, modules
+    config = tmp_path / "tamis.yaml"
+    config.write_text("max_results: 3\n")
+    proc, modules = cli(["search", "--no-extract", "--config", str(config), QUERIES[0]], env,
+                        watched=watched)
+    assert proc.returncode == 0 and modules == {"httpx", "yaml"}, modules
+
+
+def test_after_the_answers_expire_a_call_still_needs_no_config_model(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """The fingerprint note (config inputs -> the effective config's hash) outlives the
+    answers' TTL: it cannot go stale, and without it the config is dumped to be hashed."""
+    import time
+
+    config = tmp_path / "tamis.yaml"
+    config.write_text("cache: {ttl_seconds: 1}\n")
+    env = environment(tmp_path, searxng)
+    args = ["search", "--no-extract", "--config", str(config)]
+    first, built = run([*args, QUERIES[0]], env)
+    assert first.returncode == 0 and built == "CONFIG_BUILT True"
+    time.sleep(1.5)  # the answer is gone: the next call searches again
+    again, built = run([*args, QUERIES[0]], env)
+    assert '"cached": false' in again.stdout and built == "CONFIG_BUILT False", again.stderr
+    assert without_timings(again.stdout) == without_timings(first.stdout)

@@ -22,6 +22,7 @@ boundary and turns it into a status and a note (a line ``failed``, a key ``no_ke
         +-- NoUsableKey         no key of a line can be used now (status ``no_key``)
         +-- DownloadTooLarge    a community list is over its size cap (``tamis lists update``)
         +-- AliasRefused        a config file used a YAML alias (made a ConfigError by its reader)
+        +-- SnapshotUnsupported a config value a stored snapshot cannot carry (validated instead)
 
 Still defined beside their stage (files owned by parallel work; to join the tree there):
 ``extract.models.ExtractError``, ``extract.worker.WorkerError``, ``extract.pdf.PdfError``
@@ -108,3 +109,8 @@ class AliasRefused(StageError, ValueError):
         self.reason = (f"YAML aliases are not allowed in config files (*{name}):"
                        " write the value out instead")
         super().__init__(f"line {line}: {self.reason}")
+
+
+class SnapshotUnsupported(StageError, ValueError):
+    """A value a stored config snapshot cannot carry exactly (``tamis.policy.snapshot``): the
+    config is then validated on every call instead of kept."""

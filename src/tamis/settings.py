@@ -16,6 +16,7 @@ from tamis.policy.loader import LoadedConfig, ReadConfig, read_config
 
 if TYPE_CHECKING:
     from tamis.policy.schema import Config, LineConfig
+    from tamis.store.base import Store
 
 __all__ = ["LoadedConfig", "load_config", "zero_config_backends"]
 
@@ -33,15 +34,17 @@ def load_config(
     overrides: dict[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     live: bool = True,
+    snapshots: Store | None = None,
 ) -> LoadedConfig:
     """Read the config in effect. Raises ConfigError with a one-line message.
 
     ``live=False`` (``--replay``: the lines are replaced by recordings) skips the checks of
-    what a line needs to be asked live (its base_url, its folder)."""
+    what a line needs to be asked live (its base_url, its folder). ``snapshots``: a store
+    keeping the validated files (``tamis.policy.snapshot``; the CLI passes its store)."""
     from tamis.backends.registry import check_key_values
 
     environ = os.environ if env is None else env
-    read = read_config(explicit, overrides=overrides)
+    read = read_config(explicit, overrides=overrides, snapshots=snapshots)
     config = read.config
     if not read.user_has_backends and not config.backends:
         config = config.model_copy(update={"backends": zero_config_backends(environ)})

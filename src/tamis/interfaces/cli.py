@@ -106,8 +106,9 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
     async def run() -> Any:
         from tamis.settings import load_config
 
-        config = load_config(config_path).config
+        config = load_config(config_path, snapshots=cli_cache.snapshot_store(found)).config
         async with Tamis(config, store=cli_cache.store_for(found, config)) as layer:
+            cli_cache.known_hash(layer, found)
             answer = await layer.search(request, extract=not no_extract, explain=explain)
             cli_cache.remember(layer, found.fingerprint)
             return answer

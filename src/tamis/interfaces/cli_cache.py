@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
 from tamis.store import answers
 
 
@@ -27,6 +28,7 @@ class Lookup:
     answer: dict[str, Any] | None = None  # the stored answer, marked cached
     store: Any = None  # on a miss: the store, still open, for the search to use
     store_url: str | None = None
+    config_hash: str | None = None  # on a miss: the effective config's hash, when noted
 
 
 def environment_material(env: Mapping[str, str]) -> list[list[str]]:
@@ -42,14 +44,16 @@ def environment_material(env: Mapping[str, str]) -> list[list[str]]:
 
 def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     """(fingerprint, store url, answer TTL) from the raw config files, or None."""
-    from tamis import __version__, yamlsafe
-    from tamis.policy.loader import BUILTIN, discover, merge
+    from tamis import __version__
+    from tamis.policy.loader import BUILTIN, builtin_data, discover, merge
 
     builtin_text = BUILTIN.read_text("utf-8")
-    data = yamlsafe.load(builtin_text)
+    data = builtin_data(builtin_text)
     path = discover(config_path)
     user_text = None
     if path is not None:
+        from tamis import yamlsafe
+
         user_text = path.read_text("utf-8")
         user = yamlsafe.load(user_text)
         if user is not None:
@@ -89,7 +93,7 @@ def lookup(config_path: str | None, request: dict[str, Any], options: dict[str, 
         if answer is not None:
             store.close()
             return Lookup(fingerprint, answer)
-        return Lookup(fingerprint, None, store, url)
+        return Lookup(fingerprint, None, store, url, config_hash)
     except Exception:  # the normal path reads the config again and says what is wrong
         return Lookup(None)
 
@@ -105,9 +109,30 @@ def store_for(found: Lookup, config: Any) -> Any:
     return None
 
 
+def snapshot_store(found: Lookup) -> Any:
+    """The store to keep the validated config in (``tamis.policy.snapshot``): only a local
+    one (SQLite file, memory). A shared Redis is not trusted with the config: whoever can
+    write there could otherwise point a line, and its key, at another host."""
+    url = found.store_url
+    if found.store is None or (url is not None and "://" in url):
+        return None
+    return found.store
+
+
+def known_hash(layer: Any, found: Lookup) -> None:
+    """Give the layer the effective config's hash the fingerprint note holds, so that it is
+    not computed again (that dumps the whole config, building every config model's schema)."""
+    if found.config_hash is not None and found.store is not None \
+            and layer.store is found.store:
+        layer.config_hash = found.config_hash  # Tamis.config_hash is a cached_property
+
+
 def remember(layer: Any, fingerprint: str | None) -> None:
     """After a normal search: note fingerprint -> the effective config's hash in the store."""
     cache = layer.config.cache
     if fingerprint is None or not cache.enabled or cache.ttl_seconds <= 0:
         return
-    answers.remember_config(layer.store, fingerprint, layer.config_hash, cache.ttl_seconds)
+    # The note maps the config's inputs to its hash, so it never goes stale: it is kept as
+    # long as a config snapshot, and the first call after an idle spell still finds the hash.
+    answers.remember_config(layer.store, fingerprint, layer.config_hash,
+                            max(cache.ttl_seconds, NOTE_TTL_SECONDS))

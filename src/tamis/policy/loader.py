@@ -8,19 +8,24 @@ list replaces the default list, and ``{add: [...], remove: [...]}`` edits the de
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from tamis import yamlsafe
+from tamis import __version__
 from tamis.errors import ConfigError
+from tamis.policy import snapshot
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
+    import yaml  # imported to read a user's file: the built-in policy needs no YAML parser
+
     from tamis.policy.schema import Config
+    from tamis.store.base import Store
 
 ListEdit = Mapping[str, Any]
 
@@ -48,17 +53,52 @@ def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
 
 
 BUILTIN = Path(__file__).with_name("default.yaml")  # package data (importlib.resources: slow)
+# default.yaml parsed when it was last written (``python -m tamis.policy.loader --write-json``),
+# with the sha256 of the text it was parsed from: used only while default.yaml is that text,
+# so a CLI call without a config file imports no YAML parser (PyYAML: ~25 ms of CPU).
+BUILTIN_JSON = BUILTIN.with_name("default.json")
 
 
-def builtin_data() -> dict[str, Any]:
-    text = BUILTIN.read_text("utf-8")
-    data = yamlsafe.load(text)
+def builtin_data(text: str | None = None) -> dict[str, Any]:
+    """The built-in policy's data (``text``: its bytes, when already read)."""
+    text = BUILTIN.read_text("utf-8") if text is None else text
+    data = _parsed_builtin(text)
+    if data is None:  # default.json is missing or was made from another default.yaml
+        from tamis import yamlsafe
+
+        data = yamlsafe.load(text)
     assert isinstance(data, dict)
     return data
 
 
+def _parsed_builtin(text: str) -> dict[str, Any] | None:
+    try:
+        saved = json.loads(BUILTIN_JSON.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, dict) or saved.get("sha256") != _sha256(text):
+        return None
+    data = saved.get("data")
+    return data if isinstance(data, dict) else None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def builtin_json() -> str:
+    """What default.json holds: default.yaml parsed, with the hash of its text."""
+    from tamis import yamlsafe
+
+    text = BUILTIN.read_text("utf-8")
+    return json.dumps({"sha256": _sha256(text), "data": yamlsafe.load(text)},
+                      ensure_ascii=False, indent=1) + "\n"
+
+
 def _line_map(node: yaml.Node, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], int]:
     """Map every key path in a YAML document to its 1-based line number."""
+    import yaml
+
     lines: dict[tuple[Any, ...], int] = {path: node.start_mark.line + 1}
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
@@ -143,15 +183,17 @@ def read_config(
     explicit: str | os.PathLike[str] | None = None,
     *,
     overrides: dict[str, Any] | None = None,
+    snapshots: Store | None = None,
 ) -> ReadConfig:
     """Read the config files (see the module docstring) and validate them against the schema.
-    Raises ConfigError with a one-line message."""
-    from pydantic import ValidationError
+    Raises ConfigError with a one-line message.
 
-    from tamis.policy.schema import Config
-
+    ``snapshots``: a store where the validated config of the same files was kept
+    (``tamis.policy.snapshot``): found there, it is not validated again; else it is kept."""
     path = discover(explicit)
-    data = builtin_data()
+    builtin_text = BUILTIN.read_text("utf-8")
+    data = builtin_data(builtin_text)
+    text = None
     lines: dict[tuple[Any, ...], int] = {}
     source = "built-in policy"
     if path is not None:
@@ -164,6 +206,10 @@ def read_config(
             raise ConfigError(f"{source}: is a directory, not a config file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{source}: cannot read: {exc.__class__.__name__}") from None
+        import yaml
+
+        from tamis import yamlsafe
+
         try:
             node = yamlsafe.compose(text)
             user = yamlsafe.construct(node)
@@ -189,10 +235,50 @@ def read_config(
         user_has_backends = False
     if overrides:
         data = merge(data, overrides)
+    kept = None if snapshots is None or overrides else snapshot.key(
+        __version__, builtin_text, text)
+    config = _snapshot_of(snapshots, kept)
+    if config is None:
+        config = _validate(data, source, lines)
+        if kept is not None:
+            _keep_snapshot(snapshots, kept, config)
+    return ReadConfig(config=config, source=source, lines=lines, data=data,
+                      user_has_backends=user_has_backends)
+
+
+def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int]) -> Config:
+    from pydantic import ValidationError
+
+    from tamis.policy.schema import Config
+
     try:
-        config = Config.model_validate(data)
+        return Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None
-    return ReadConfig(config=config, source=source, lines=lines, data=data,
-                      user_has_backends=user_has_backends)
+
+
+def _snapshot_of(store: Store | None, key: str | None) -> Config | None:
+    """The validated config kept under ``key``, or None (a store never makes a read fail)."""
+    if store is None or key is None:
+        return None
+    try:
+        raw = store.get(snapshot.NAMESPACE, key)
+    except Exception:
+        return None
+    return snapshot.load(raw) if raw else None
+
+
+def _keep_snapshot(store: Store | None, key: str, config: Config) -> None:
+    raw = snapshot.dump(config)
+    if store is not None and raw is not None:
+        with contextlib.suppress(Exception):
+            store.set(snapshot.NAMESPACE, key, raw, ttl=snapshot.TTL_SECONDS)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    if sys.argv[1:] == ["--write-json"]:
+        BUILTIN_JSON.write_text(builtin_json(), encoding="utf-8")
+        print(f"wrote {BUILTIN_JSON}")

@@ -10,7 +10,10 @@ from tamis.policy.checks import bounded_number
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: a model's schema is built when it first validates or dumps, not at import;
+    # a CLI call whose validated config comes from a snapshot (tamis.policy.snapshot) never
+    # builds most of them.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @field_validator("*", mode="after")
     @classmethod

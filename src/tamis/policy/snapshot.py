@@ -1,0 +1,119 @@
+"""A validated config kept as plain data, so a CLI call can skip validating the same files again.
+
+Validating the config builds the pydantic schema of every config model (``Config``,
+``Policy``, ``LineConfig``... : tens of milliseconds of CPU, a good part of a CLI search). What
+``read_config`` validates depends only on the bytes of the built-in policy and of the user's
+file (and tamis's version), so the validated ``Config`` is stored once under a hash of those
+bytes (``key``), as JSON of its fields (``dump``), and rebuilt with ``model_construct``, field
+by field and without validation (``load``), on the next call that reads the same bytes.
+
+A snapshot is only stored when it rebuilds into a config equal to the validated one, fields
+set included (``dump`` checks it); anything else (a value JSON cannot carry exactly) is not
+snapshotted and is validated on every call, as before. A snapshot that does not rebuild
+(another version's, a damaged store) is ignored. What completes the config afterwards (the
+lines of the environment, the checks of keys and folders) always runs: it is not in here.
+
+Standard library only at import: pydantic is imported by the config models themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from tamis.errors import SnapshotUnsupported
+
+if TYPE_CHECKING:
+    from tamis.policy.schema import Config
+
+NAMESPACE = "config-snapshot"
+TTL_SECONDS = 30 * 86400  # the key is the files' bytes: a snapshot is never stale, only unused
+FORMAT = 1
+
+
+def key(version: str, builtin_text: str, user_text: str | None) -> str:
+    from tamis.store.answers import digest
+
+    return digest(["config-snapshot", FORMAT, version, builtin_text, user_text])
+
+
+def _models() -> dict[str, type]:
+    """The config models by name (only these are rebuilt from a snapshot)."""
+    from tamis.policy import schema, schema_policy
+    from tamis.policy.schema_base import Strict
+
+    found: dict[str, type] = {}
+    for module in (schema, schema_policy):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Strict):
+                found[value.__name__] = value
+    return found
+
+
+def _encode(value: Any, models: dict[str, type]) -> Any:
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if type(value) is list:
+        return [_encode(v, models) for v in value]
+    if type(value) is dict:
+        if not all(type(k) is str for k in value):
+            raise SnapshotUnsupported("a mapping with keys that are not strings")
+        return {"dict": {k: _encode(v, models) for k, v in value.items()}}
+    name = type(value).__name__
+    if models.get(name) is type(value):
+        return {"model": name, "set": sorted(value.model_fields_set),
+                "fields": {k: _encode(v, models) for k, v in value.__dict__.items()}}
+    raise SnapshotUnsupported(f"a value of type {name}")
+
+
+def _decode(value: Any, models: dict[str, type]) -> Any:
+    if type(value) is list:
+        return [_decode(v, models) for v in value]
+    if type(value) is dict:
+        if "dict" in value:
+            return {k: _decode(v, models) for k, v in value["dict"].items()}
+        cls = models[value["model"]]
+        fields = {k: _decode(v, models) for k, v in value["fields"].items()}
+        return cls.model_construct(_fields_set=set(value["set"]), **fields)  # type: ignore[attr-defined]
+    return value
+
+
+def dump(config: Config) -> bytes | None:
+    """The snapshot of a validated config, or None when it would not rebuild into an equal
+    config (then there is no snapshot)."""
+    models = _models()
+    try:
+        raw = json.dumps({"format": FORMAT, "config": _encode(config, models)},
+                         ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (SnapshotUnsupported, ValueError):
+        return None
+    rebuilt = load(raw)
+    return raw if rebuilt is not None and same(rebuilt, config) else None
+
+
+def load(raw: bytes) -> Config | None:
+    """The config a snapshot holds, or None when it cannot be read as one."""
+    from tamis.policy.schema import Config
+
+    try:
+        data = json.loads(raw)
+        if data.get("format") != FORMAT:
+            return None
+        config = _decode(data["config"], _models())
+    except Exception:
+        return None
+    return config if type(config) is Config else None
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values, and for models equal fields set too (``==`` does not compare those)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if hasattr(a, "model_fields_set"):
+        return (a.model_fields_set == b.model_fields_set
+                and same(a.__dict__, b.__dict__))
+    return bool(a == b)
