@@ -92,6 +92,19 @@ def test_hidden_elements_are_counted() -> None:
     assert counts["template"] == 1 and counts["noscript"] == 1 and counts["font-size"] == 1
 
 
+def test_a_block_faded_in_by_a_script_is_kept() -> None:
+    # a product description deferred with opacity:0 until a script runs: a fifth of the
+    # page's text, so a browser shows it; a planted sentence stays far under that share
+    visible = "".join(f"<p>{p}</p>" for p in paragraphs(8, seed=45))
+    deferred = "".join(f"<p>{p}</p>" for p in paragraphs(2, seed=46))
+    page = (f"<html><body><main><h1>Camera</h1>{visible}"
+            f"<div style='opacity:0'>{deferred}</div>"
+            f"<div style='display:none'>{PLANTS['display']}</div></main></body></html>")
+    text = extract_text(page)
+    assert paragraphs(2, seed=46)[1] in text
+    assert PLANTS["display"].split()[0] not in text
+
+
 def test_read_reports_hidden_counts_and_flags(server: PageServer,
                                               config: ExtractionConfig) -> None:
     hidden = server.add("/trust/hidden", hidden_page())
