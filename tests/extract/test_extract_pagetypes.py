@@ -71,3 +71,17 @@ def test_without_main_the_named_content_container_is_the_region() -> None:
     assert main_region(doc).get("id") == "page-content"
     text = region_markdown(doc)
     assert "### Plan 6" in text and "Sign in" not in text and "Free shipping" not in text
+
+
+def test_a_category_page_loses_its_filter_panel_and_drawers() -> None:
+    items = "".join(f"<li class='product-tile'><h3>Helmet model {n}</h3><p>${40 + n}</p></li>"
+                    for n in range(1, 9))
+    html = ("<html><body><main><h1>Bike helmets</h1>"
+            "<div class='search-filters'><h2>Filters</h2><ul><li>Argyle</li><li>Dots</li>"
+            "</ul></div><div class='cart-drawer'><p>Your basket is empty today.</p></div>"
+            f"<ul class='grid'>{items}</ul></main></body></html>")
+    doc = parse(html)
+    assert doc is not None
+    text = region_markdown(doc)
+    assert "### Helmet model 8" in text and "$48" in text
+    assert "Filters" not in text and "Argyle" not in text and "basket" not in text

@@ -9,7 +9,8 @@ else the body, and converts it without the page's furniture: ``nav``, ``aside``,
 ``footer``, forms, a ``header`` that does not hold the page's ``h1``, landmark roles
 (navigation, banner, contentinfo, complementary, search, dialog, menu) and elements whose
 class or id names a widget (cookie/consent banners, newsletters, breadcrumbs, menus,
-sidebars, modals, pagination, social buttons). Class and id words are split on ``-``,
+sidebars, modals, pagination, social buttons, a listing's filters and facets, drawers,
+overlays and dropdown menus). Class and id words are split on ``-``,
 ``_`` and spaces and matched whole, so ``site-footer`` goes and ``footnote`` stays. The
 tree is not changed: the same parse serves every reader.
 """
@@ -29,6 +30,10 @@ FURNITURE_WORDS = frozenset({
     "cookie", "cookies", "consent", "gdpr", "newsletter", "subscribe", "breadcrumb",
     "breadcrumbs", "navbar", "navigation", "menu", "footer", "sidebar", "modal", "popup",
     "masthead", "toolbar", "pagination", "social",
+    # a listing's filter panel, and menus and panels that slide in over the page
+    "filter", "filters", "facet", "facets", "refinement", "refinements", "skip",
+    "skiplink", "announcement", "overlay", "drawer", "offcanvas", "flyout", "megamenu",
+    "dropdown",
 })
 CONTENT_WORDS = frozenset({"main", "content", "maincontent", "primary"})
 CONTENT_TAGS = frozenset({"div", "section", "article"})
