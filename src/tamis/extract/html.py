@@ -19,6 +19,7 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
+from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import region_markdown
@@ -97,6 +98,12 @@ REGION_RATIO: dict[str, float] = {
 }
 
 
+# Page types whose readers often lose the product description a shop renders in a tab or a
+# script-built block: there, the description of the page's one JSON-LD ``Product`` is added
+# when the text lacks it (``jsonld``).
+FACT_TYPES = frozenset({"product", "service", "listing", "collection"})
+
+
 @dataclass
 class Extracted:
     """The main text of one HTML page and how it was had."""
@@ -140,11 +147,20 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
+    facts = product_facts(doc)  # before the cut: it drops the JSON-LD scripts
     hidden = strip_hidden(doc)
     page_type = classify(doc, url)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
+    page = _read(doc, url, title, page_type, hidden)
+    if facts is not None and page_type in FACT_TYPES:
+        page.markdown = add_missing_facts(page.markdown, facts)
+    return page
+
+
+def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
+          hidden: Counter[str]) -> Extracted:
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     if ratio is not None:
