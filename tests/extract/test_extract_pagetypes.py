@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tamis.extract.html import extract_page, parse
-from tamis.extract.region import is_furniture, main_region, region_markdown
+from tamis.extract.region import is_furniture, is_menu, main_region, region_markdown
 
 CARDS = "".join(
     f"<div class='card'><h3>{name}</h3><p>{blurb}</p><ul><li>{a}</li><li>{b}</li></ul>"
@@ -85,3 +85,16 @@ def test_a_category_page_loses_its_filter_panel_and_drawers() -> None:
     text = region_markdown(doc)
     assert "### Helmet model 8" in text and "$48" in text
     assert "Filters" not in text and "Argyle" not in text and "basket" not in text
+
+
+def test_a_text_made_of_the_site_menus_is_a_menu() -> None:
+    names = ["Running", "Basketball", "Sandals & Slides", "Gift cards", "Order status",
+             "Returns", "Membership", "Size charts", "Find a store", "Help", "Sale"]
+    doc = parse("<html><body><ul>" + "".join(f"<li><a href='/{n}'>{n}</a></li>"
+                                              for n in names) + "</ul><p>Road shoe</p></body>"
+                "</html>")
+    assert doc is not None
+    menu = "\n".join(f"- {n}" for n in names)
+    assert is_menu(menu, doc)
+    assert not is_menu(menu + "\n\nA springy foam road shoe.\n\nIt weighs 280 g.\n\nNew", doc)
+    assert not is_menu("\n".join(names[:5]), doc)  # too short to judge

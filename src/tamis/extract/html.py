@@ -22,7 +22,7 @@ from tamis.extract.blocked import page_title
 from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
-from tamis.extract.region import region_markdown
+from tamis.extract.region import is_menu, region_markdown
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -91,8 +91,9 @@ DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 # When trafilatura's text is shorter than the page's main region by more than this factor,
 # the region's text (``region``) is used instead: trafilatura, tuned for articles, keeps a
 # paragraph of a landing or listing page and drops its headings, cards and feature lists.
-# Measured on the WCXB dev pages; product pages are not listed (trafilatura measured better
-# there), nor forums (the region holds the whole thread's chrome).
+# A trafilatura text that is only the site's menus (``is_menu``) is replaced by the region
+# on every type. Measured on the WCXB dev pages; product pages are not listed (trafilatura
+# measured better there), nor forums (the region holds the whole thread's chrome).
 REGION_RATIO: dict[str, float] = {
     "service": 1.2, "listing": 1.2, "collection": 1.2, "documentation": 1.2, "article": 2.0,
 }
@@ -163,9 +164,10 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
-    if ratio is not None:
+    menu = bool(extracted) and is_menu(extracted or "", doc)
+    if ratio is not None or menu:
         region = normalize(region_markdown(doc))
-        if len(region) > ratio * len(extracted or ""):
+        if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted:
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)

@@ -87,3 +87,25 @@ def main_region(doc: HtmlElement) -> HtmlElement:
 def region_markdown(doc: HtmlElement) -> str:
     """The main region's text as markdown, without the page's furniture."""
     return RegionConverter().convert(main_region(doc))
+
+
+MENU_SHARE = 0.9
+MENU_MIN_LINES = 10
+_LINE_MARKS = re.compile(r"^[#>*\-\d. ]+")
+_WORD = re.compile(r"\w+")
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def is_menu(markdown: str, doc: HtmlElement) -> bool:
+    """True when at least ``MENU_SHARE`` of the text's lines (and ``MENU_MIN_LINES`` or more)
+    are each exactly the text of one of the page's links: a reader that kept the site's
+    menus instead of the page's content."""
+    lines = [_key(_LINE_MARKS.sub("", line)) for line in markdown.split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < MENU_MIN_LINES:
+        return False
+    links = {_key(a.text_content()) for a in doc.iter("a")}
+    return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
