@@ -105,6 +105,20 @@ def test_a_block_faded_in_by_a_script_is_kept() -> None:
     assert PLANTS["display"].split()[0] not in text
 
 
+def test_a_zero_size_window_a_script_opens_is_kept() -> None:
+    # the page's content sits in a 0x0 box with overflow hidden that a script grows into a
+    # window: a browser shows it; the screen-reader-only span stays out (a short text)
+    content = "".join(f"<p>{p}</p>" for p in paragraphs(5, seed=48))
+    page = ("<html><head><style>.sr-only { position:absolute; width:1px; height:1px;"
+            " overflow:hidden; clip: rect(0, 0, 0, 0); }</style></head><body><main>"
+            "<div style='width:0px;height:0px;overflow:hidden;transform:scale(0.08)'>"
+            f"<h1>Data stack</h1>{content}</div><p>Footer words that are visible here.</p>"
+            f"<span class='sr-only'>{PLANTS['clip']}</span></main></body></html>")
+    text = extract_text(page)
+    assert paragraphs(5, seed=48)[4] in text
+    assert PLANTS["clip"].split()[0] not in text
+
+
 def test_read_reports_hidden_counts_and_flags(server: PageServer,
                                               config: ExtractionConfig) -> None:
     hidden = server.add("/trust/hidden", hidden_page())

@@ -14,7 +14,8 @@ An element goes, with everything inside it (its tail text stays), when
   (``off-screen``), or a text colour equal to the background colour it declares or
   inherits from a declared ancestor (``same-colour``).
 
-An element hidden by ``display``, ``opacity`` or ``visibility`` that holds more than a tenth
+An element hidden by ``display``, ``opacity``, ``visibility`` or a clipped or zero-size box
+(a window a script animates open) that holds more than a tenth
 (``REVEALED_SHARE``) of the page's text stays: pages fade their main content in with a
 script, or defer a product description or a service list until a script has run, and a
 browser shows it. (Measured on the WCXB dev pages: a half missed such blocks on shop and
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 DROP_TAGS = ("template", "noscript", "script", "style")
-REVEALED = frozenset({"display", "opacity", "visibility"})
+REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
 REVEALED_SHARE = 0.1
 NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": "0000ff",
                  "green": "008000", "yellow": "ffff00", "gray": "808080", "grey": "808080",
