@@ -105,6 +105,17 @@ def test_a_block_faded_in_by_a_script_is_kept() -> None:
     assert PLANTS["display"].split()[0] not in text
 
 
+def test_the_share_of_a_faded_block_does_not_count_script_code() -> None:
+    # a page's inline state script (here 60 kB) is not text a reader sees: the deferred
+    # block is a fifth of the visible text and stays
+    visible = "".join(f"<p>{p}</p>" for p in paragraphs(8, seed=49))
+    deferred = "".join(f"<p>{p}</p>" for p in paragraphs(2, seed=50))
+    state = '{"cart": "' + "x" * 60_000 + '"}'
+    page = (f"<html><body><script>window.state = {state}</script><main><h1>Lamp</h1>"
+            f"{visible}<div style='display:none'>{deferred}</div></main></body></html>")
+    assert paragraphs(2, seed=50)[1] in extract_text(page)
+
+
 def test_a_zero_size_window_a_script_opens_is_kept() -> None:
     # the page's content sits in a 0x0 box with overflow hidden that a script grows into a
     # window: a browser shows it; the screen-reader-only span stays out (a short text)

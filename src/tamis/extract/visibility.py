@@ -230,6 +230,12 @@ def _background(decl: dict[str, str]) -> str | None:
     return colour(decl.get("background-color") or decl.get("background"))
 
 
+def _page_chars(root: HtmlElement) -> int:
+    """Characters of text in ``root``, without the code of its scripts and styles."""
+    code = sum(len(el.text or "") for el in root.iter("script", "style"))
+    return len(root.text_content()) - code
+
+
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
     counts: Counter[str] = Counter()
@@ -275,7 +281,7 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
                 doomed.append((el, "same-colour"))
     removed: set[HtmlElement] = set()
     body = doc.find("body")
-    whole = len((body if body is not None else doc).text_content()) if doomed else 0
+    whole = _page_chars(body if body is not None else doc) if doomed else 0
     for el, reason in doomed:
         if reason in keep:
             continue
