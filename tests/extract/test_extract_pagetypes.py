@@ -98,3 +98,21 @@ def test_a_text_made_of_the_site_menus_is_a_menu() -> None:
     assert is_menu(menu, doc)
     assert not is_menu(menu + "\n\nA springy foam road shoe.\n\nIt weighs 280 g.\n\nNew", doc)
     assert not is_menu("\n".join(names[:5]), doc)  # too short to judge
+
+
+def test_a_docs_page_loses_its_chapter_list() -> None:
+    chapters = "".join(
+        f"<li class='chapter'>{n}. <a href='/book/{n}'>Chapter {n}</a><ol>"
+        + "".join(f"<li>{n}.{m} <a href='/book/{n}/{m}'>Chapter section {n}{m}</a></li>"
+                  for m in range(1, 6)) + "</ol></li>" for n in range(1, 4))
+    body = "".join(f"<p>Branching paragraph {n}: a branch is a movable pointer to a commit, "
+                   f"and switching branches moves HEAD to another one.</p>" for n in range(8))
+    html = ("<html><head><title>Branches</title></head><body><div id='content'>"
+            "<h1>Branches in a nutshell</h1><p>To see how Git branches, look at how it"
+            " stores its data: as a series of snapshots, each commit pointing to its tree.</p>"
+            f"<div class='column-left'><ol class='book-toc'>{chapters}</ol></div>"
+            f"{body}</div></body></html>")
+    page = extract_page(html, "https://book.example/docs/branching")
+    assert page.page_type == "documentation"
+    assert "Branching paragraph 7" in page.markdown
+    assert "Chapter section" not in page.markdown

@@ -22,7 +22,7 @@ from tamis.extract.blocked import page_title
 from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
-from tamis.extract.region import is_menu, region_markdown
+from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -162,6 +162,8 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
 
 def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
+    if page_type == "documentation":
+        drop_docs_chrome(doc)
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)

@@ -109,3 +109,25 @@ def is_menu(markdown: str, doc: HtmlElement) -> bool:
         return False
     links = {_key(a.text_content()) for a in doc.iter("a")}
     return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
+
+
+DOCS_CHROME_WORDS = frozenset({"sidebar", "toc"})
+DOCS_CHROME_ROLES = frozenset({"navigation", "complementary"})
+DOCS_CHROME_SHARE = 0.3
+
+
+def drop_docs_chrome(doc: HtmlElement) -> None:
+    """Cut (in place) a docs page's side navigation and tables of contents: elements with
+    the ``navigation``/``complementary`` role or a ``sidebar``/``toc`` class or id word,
+    unless it holds the ``h1`` or ``DOCS_CHROME_SHARE`` of the page's text (a
+    ``content-with-sidebar`` wrapper). trafilatura keeps a chapter list that is not marked
+    up as ``nav``."""
+    body = doc.find(".//body")
+    ceiling = DOCS_CHROME_SHARE * len((body if body is not None else doc).text_content())
+    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and (
+        (el.get("role") or "").strip().lower() in DOCS_CHROME_ROLES
+        or _words(el) & DOCS_CHROME_WORDS)
+        and not el.xpath(".//h1") and len(el.text_content()) < ceiling]
+    for el in doomed:
+        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+            el.drop_tree()
