@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tamis.extract.html import extract_page, parse
-from tamis.extract.region import is_furniture, main_region, region_markdown
+from tamis.extract.region import is_furniture, is_menu, main_region, region_markdown
 
 CARDS = "".join(
     f"<div class='card'><h3>{name}</h3><p>{blurb}</p><ul><li>{a}</li><li>{b}</li></ul>"
@@ -71,3 +71,48 @@ def test_without_main_the_named_content_container_is_the_region() -> None:
     assert main_region(doc).get("id") == "page-content"
     text = region_markdown(doc)
     assert "### Plan 6" in text and "Sign in" not in text and "Free shipping" not in text
+
+
+def test_a_category_page_loses_its_filter_panel_and_drawers() -> None:
+    items = "".join(f"<li class='product-tile'><h3>Helmet model {n}</h3><p>${40 + n}</p></li>"
+                    for n in range(1, 9))
+    html = ("<html><body><main><h1>Bike helmets</h1>"
+            "<div class='search-filters'><h2>Filters</h2><ul><li>Argyle</li><li>Dots</li>"
+            "</ul></div><div class='cart-drawer'><p>Your basket is empty today.</p></div>"
+            f"<ul class='grid'>{items}</ul></main></body></html>")
+    doc = parse(html)
+    assert doc is not None
+    text = region_markdown(doc)
+    assert "### Helmet model 8" in text and "$48" in text
+    assert "Filters" not in text and "Argyle" not in text and "basket" not in text
+
+
+def test_a_text_made_of_the_site_menus_is_a_menu() -> None:
+    names = ["Running", "Basketball", "Sandals & Slides", "Gift cards", "Order status",
+             "Returns", "Membership", "Size charts", "Find a store", "Help", "Sale"]
+    doc = parse("<html><body><ul>" + "".join(f"<li><a href='/{n}'>{n}</a></li>"
+                                              for n in names) + "</ul><p>Road shoe</p></body>"
+                "</html>")
+    assert doc is not None
+    menu = "\n".join(f"- {n}" for n in names)
+    assert is_menu(menu, doc)
+    assert not is_menu(menu + "\n\nA springy foam road shoe.\n\nIt weighs 280 g.\n\nNew", doc)
+    assert not is_menu("\n".join(names[:5]), doc)  # too short to judge
+
+
+def test_a_docs_page_loses_its_chapter_list() -> None:
+    chapters = "".join(
+        f"<li class='chapter'>{n}. <a href='/book/{n}'>Chapter {n}</a><ol>"
+        + "".join(f"<li>{n}.{m} <a href='/book/{n}/{m}'>Chapter section {n}{m}</a></li>"
+                  for m in range(1, 6)) + "</ol></li>" for n in range(1, 4))
+    body = "".join(f"<p>Branching paragraph {n}: a branch is a movable pointer to a commit, "
+                   f"and switching branches moves HEAD to another one.</p>" for n in range(8))
+    html = ("<html><head><title>Branches</title></head><body><div id='content'>"
+            "<h1>Branches in a nutshell</h1><p>To see how Git branches, look at how it"
+            " stores its data: as a series of snapshots, each commit pointing to its tree.</p>"
+            f"<div class='column-left'><ol class='book-toc'>{chapters}</ol></div>"
+            f"{body}</div></body></html>")
+    page = extract_page(html, "https://book.example/docs/branching")
+    assert page.page_type == "documentation"
+    assert "Branching paragraph 7" in page.markdown
+    assert "Chapter section" not in page.markdown

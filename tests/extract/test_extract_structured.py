@@ -24,6 +24,11 @@ THREADS = {
         ("gina", "rotate provider API keys"),
         ("hector", "Keep two keys live"),
     ]),
+    "invision.html": ("invision", [
+        ("kenji", "fast prime around 35mm equivalent"),
+        ("lena", "zone focusing is hard to beat after dark"),
+        ("kenji", "Ordered the 28mm"),
+    ]),
     "phpbb.html": ("phpbb", [
         ("ivan", "CKSUM errors on sdc"),
         ("judy", "usually the SATA cable"),
@@ -96,6 +101,7 @@ def test_plain_articles_go_through_trafilatura() -> None:
 @pytest.mark.parametrize(("name", "quoted"), [
     ("xenforo.html", "First take a backup of the metadata"),
     ("discourse.html", "only decisions and open questions survive"),
+    ("invision.html", "I shoot mostly at night in narrow streets"),
 ])
 def test_a_reply_quoting_an_earlier_post_does_not_repeat_it(name: str, quoted: str) -> None:
     text = extract_html(page(name))[1]

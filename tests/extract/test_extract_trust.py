@@ -92,6 +92,44 @@ def test_hidden_elements_are_counted() -> None:
     assert counts["template"] == 1 and counts["noscript"] == 1 and counts["font-size"] == 1
 
 
+def test_a_block_faded_in_by_a_script_is_kept() -> None:
+    # a product description deferred with opacity:0 until a script runs: a fifth of the
+    # page's text, so a browser shows it; a planted sentence stays far under that share
+    visible = "".join(f"<p>{p}</p>" for p in paragraphs(8, seed=45))
+    deferred = "".join(f"<p>{p}</p>" for p in paragraphs(2, seed=46))
+    page = (f"<html><body><main><h1>Camera</h1>{visible}"
+            f"<div style='opacity:0'>{deferred}</div>"
+            f"<div style='display:none'>{PLANTS['display']}</div></main></body></html>")
+    text = extract_text(page)
+    assert paragraphs(2, seed=46)[1] in text
+    assert PLANTS["display"].split()[0] not in text
+
+
+def test_the_share_of_a_faded_block_does_not_count_script_code() -> None:
+    # a page's inline state script (here 60 kB) is not text a reader sees: the deferred
+    # block is a fifth of the visible text and stays
+    visible = "".join(f"<p>{p}</p>" for p in paragraphs(8, seed=49))
+    deferred = "".join(f"<p>{p}</p>" for p in paragraphs(2, seed=50))
+    state = '{"cart": "' + "x" * 60_000 + '"}'
+    page = (f"<html><body><script>window.state = {state}</script><main><h1>Lamp</h1>"
+            f"{visible}<div style='display:none'>{deferred}</div></main></body></html>")
+    assert paragraphs(2, seed=50)[1] in extract_text(page)
+
+
+def test_a_zero_size_window_a_script_opens_is_kept() -> None:
+    # the page's content sits in a 0x0 box with overflow hidden that a script grows into a
+    # window: a browser shows it; the screen-reader-only span stays out (a short text)
+    content = "".join(f"<p>{p}</p>" for p in paragraphs(5, seed=48))
+    page = ("<html><head><style>.sr-only { position:absolute; width:1px; height:1px;"
+            " overflow:hidden; clip: rect(0, 0, 0, 0); }</style></head><body><main>"
+            "<div style='width:0px;height:0px;overflow:hidden;transform:scale(0.08)'>"
+            f"<h1>Data stack</h1>{content}</div><p>Footer words that are visible here.</p>"
+            f"<span class='sr-only'>{PLANTS['clip']}</span></main></body></html>")
+    text = extract_text(page)
+    assert paragraphs(5, seed=48)[4] in text
+    assert PLANTS["clip"].split()[0] not in text
+
+
 def test_read_reports_hidden_counts_and_flags(server: PageServer,
                                               config: ExtractionConfig) -> None:
     hidden = server.add("/trust/hidden", hidden_page())

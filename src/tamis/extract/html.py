@@ -19,9 +19,10 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
+from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
-from tamis.extract.region import region_markdown
+from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -90,11 +91,18 @@ DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 # When trafilatura's text is shorter than the page's main region by more than this factor,
 # the region's text (``region``) is used instead: trafilatura, tuned for articles, keeps a
 # paragraph of a landing or listing page and drops its headings, cards and feature lists.
-# Measured on the WCXB dev pages; product pages are not listed (trafilatura measured better
-# there), nor forums (the region holds the whole thread's chrome).
+# A trafilatura text that is only the site's menus (``is_menu``) is replaced by the region
+# on every type. Measured on the WCXB dev pages; product pages are not listed (trafilatura
+# measured better there), nor forums (the region holds the whole thread's chrome).
 REGION_RATIO: dict[str, float] = {
     "service": 1.2, "listing": 1.2, "collection": 1.2, "documentation": 1.2, "article": 2.0,
 }
+
+
+# Page types whose readers often lose the product description a shop renders in a tab or a
+# script-built block: there, the description of the page's one JSON-LD ``Product`` is added
+# when the text lacks it (``jsonld``).
+FACT_TYPES = frozenset({"product", "service", "listing", "collection"})
 
 
 @dataclass
@@ -140,16 +148,28 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
+    facts = product_facts(doc)  # before the cut: it drops the JSON-LD scripts
     hidden = strip_hidden(doc)
     page_type = classify(doc, url)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
+    page = _read(doc, url, title, page_type, hidden)
+    if facts is not None and page_type in FACT_TYPES:
+        page.markdown = add_missing_facts(page.markdown, facts)
+    return page
+
+
+def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
+          hidden: Counter[str]) -> Extracted:
+    if page_type == "documentation":
+        drop_docs_chrome(doc)
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
-    if ratio is not None:
+    menu = bool(extracted) and is_menu(extracted or "", doc)
+    if ratio is not None or menu:
         region = normalize(region_markdown(doc))
-        if len(region) > ratio * len(extracted or ""):
+        if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted:
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)

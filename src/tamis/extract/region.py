@@ -9,7 +9,8 @@ else the body, and converts it without the page's furniture: ``nav``, ``aside``,
 ``footer``, forms, a ``header`` that does not hold the page's ``h1``, landmark roles
 (navigation, banner, contentinfo, complementary, search, dialog, menu) and elements whose
 class or id names a widget (cookie/consent banners, newsletters, breadcrumbs, menus,
-sidebars, modals, pagination, social buttons). Class and id words are split on ``-``,
+sidebars, modals, pagination, social buttons, a listing's filters and facets, drawers,
+overlays and dropdown menus). Class and id words are split on ``-``,
 ``_`` and spaces and matched whole, so ``site-footer`` goes and ``footnote`` stays. The
 tree is not changed: the same parse serves every reader.
 """
@@ -29,6 +30,10 @@ FURNITURE_WORDS = frozenset({
     "cookie", "cookies", "consent", "gdpr", "newsletter", "subscribe", "breadcrumb",
     "breadcrumbs", "navbar", "navigation", "menu", "footer", "sidebar", "modal", "popup",
     "masthead", "toolbar", "pagination", "social",
+    # a listing's filter panel, and menus and panels that slide in over the page
+    "filter", "filters", "facet", "facets", "refinement", "refinements", "skip",
+    "skiplink", "announcement", "overlay", "drawer", "offcanvas", "flyout", "megamenu",
+    "dropdown",
 })
 CONTENT_WORDS = frozenset({"main", "content", "maincontent", "primary"})
 CONTENT_TAGS = frozenset({"div", "section", "article"})
@@ -82,3 +87,47 @@ def main_region(doc: HtmlElement) -> HtmlElement:
 def region_markdown(doc: HtmlElement) -> str:
     """The main region's text as markdown, without the page's furniture."""
     return RegionConverter().convert(main_region(doc))
+
+
+MENU_SHARE = 0.9
+MENU_MIN_LINES = 10
+_LINE_MARKS = re.compile(r"^[#>*\-\d. ]+")
+_WORD = re.compile(r"\w+")
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def is_menu(markdown: str, doc: HtmlElement) -> bool:
+    """True when at least ``MENU_SHARE`` of the text's lines (and ``MENU_MIN_LINES`` or more)
+    are each exactly the text of one of the page's links: a reader that kept the site's
+    menus instead of the page's content."""
+    lines = [_key(_LINE_MARKS.sub("", line)) for line in markdown.split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < MENU_MIN_LINES:
+        return False
+    links = {_key(a.text_content()) for a in doc.iter("a")}
+    return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
+
+
+DOCS_CHROME_WORDS = frozenset({"sidebar", "toc"})
+DOCS_CHROME_ROLES = frozenset({"navigation", "complementary"})
+DOCS_CHROME_SHARE = 0.3
+
+
+def drop_docs_chrome(doc: HtmlElement) -> None:
+    """Cut (in place) a docs page's side navigation and tables of contents: elements with
+    the ``navigation``/``complementary`` role or a ``sidebar``/``toc`` class or id word,
+    unless it holds the ``h1`` or ``DOCS_CHROME_SHARE`` of the page's text (a
+    ``content-with-sidebar`` wrapper). trafilatura keeps a chapter list that is not marked
+    up as ``nav``."""
+    body = doc.find(".//body")
+    ceiling = DOCS_CHROME_SHARE * len((body if body is not None else doc).text_content())
+    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and (
+        (el.get("role") or "").strip().lower() in DOCS_CHROME_ROLES
+        or _words(el) & DOCS_CHROME_WORDS)
+        and not el.xpath(".//h1") and len(el.text_content()) < ceiling]
+    for el in doomed:
+        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+            el.drop_tree()

@@ -7,6 +7,8 @@ Trafilatura keeps only the first post of a thread whose posts are each an ``<art
 - Discourse: ``.topic-post .cooked``, or the crawler view ``.crawler-post`` with
   ``div.post[itemprop=text|articleBody]`` and the author in ``[itemprop=author] [itemprop=name]``
 - phpBB: ``div.post`` with ``.postbody .content``, author ``a.username(-coloured)``
+- Invision Community: ``article.cPost`` with ``[data-role=commentContent]``, author
+  ``.cAuthorPane_author``
 - Sphinx: ``[itemprop=articleBody]``, ``div.body`` or ``[role=main]`` with ``div.highlight pre``
 - MkDocs (material and plain): ``article.md-content__inner``, or ``[role=main]`` with code
 
@@ -25,7 +27,7 @@ from tamis.extract.markdown import Converter
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
              "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls",
              # a reply's quote of an earlier post: that post is in the thread already
-             "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent")
+             "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent", "ipsQuote")
 DOCS_SKIP = ("headerlink", "md-clipboard", "md-source-file", "md-content__button",
              "md-footer", "related", "sphinxsidebar", "rst-footer-buttons", "md-sidebar",
              "md-nav", "toc-backref", "viewcode-link", "copybtn")
@@ -98,6 +100,18 @@ def phpbb_posts(doc: HtmlElement) -> list[Post]:
     return posts
 
 
+def invision_posts(doc: HtmlElement) -> list[Post]:
+    """Invision Community: ``article.cPost``, text in ``[data-role=commentContent]``."""
+    posts = []
+    for article in doc.xpath(f"//article[{has_class('cPost')}]"):
+        body = _first(article, ".//*[@data-role='commentContent']")
+        if body is None:
+            continue
+        author = _text(_first(article, f".//*[{has_class('cAuthorPane_author')}]"))
+        posts.append(Post(author[:80], body))
+    return posts
+
+
 SCHEMA_POST_TYPES = ("Question", "Answer", "DiscussionForumPosting", "Comment")
 
 
@@ -159,7 +173,7 @@ def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
 
 FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]]], ...] = (
     ("xenforo", xenforo_posts), ("discourse", discourse_posts), ("phpbb", phpbb_posts),
-    ("schema-posts", schema_posts))
+    ("invision", invision_posts), ("schema-posts", schema_posts))
 DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 

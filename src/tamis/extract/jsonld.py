@@ -1,0 +1,111 @@
+"""What a page says about itself in schema.org JSON-LD, for the readers that lose it.
+
+Shop pages often render their description in a tab, a deferred block or a script-built
+widget, so the main-text readers (and the hidden-text cut) miss it, while the page's
+``<script type="application/ld+json">`` still carries the product's ``name``,
+``description`` and price. ``product_facts`` reads the one ``Product`` (or
+``ProductGroup``) a page describes; a page listing several products gets None (their
+descriptions are not the page's main text). Read before the hidden-text cut, which drops
+every ``<script>``. Bounded: at most ``MAX_SCRIPT_CHARS`` of each script are parsed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lxml.html import HtmlElement
+
+PRODUCT_TYPES = frozenset({"product", "productgroup"})
+MAX_SCRIPT_CHARS = 500_000
+MAX_DEPTH = 12
+
+_TAGS = re.compile(r"<[^>]+>")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class ProductFacts:
+    name: str
+    description: str
+    price: str  # "19.99 USD", or "" when the page gives none
+
+
+def _types(item: dict[str, Any]) -> set[str]:
+    kind = item.get("@type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return {k.lower() for k in kinds if isinstance(k, str)}
+
+
+def _products(node: Any, found: list[dict[str, Any]], depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(node, dict):
+        if _types(node) & PRODUCT_TYPES:
+            found.append(node)
+            return  # a ProductGroup's variants are the same product
+        for value in node.values():
+            _products(value, found, depth + 1)
+    elif isinstance(node, list):
+        for value in node:
+            _products(value, found, depth + 1)
+
+
+def _plain(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""
+    return " ".join(html.unescape(_TAGS.sub(" ", value)).split())
+
+
+def _price(item: dict[str, Any]) -> str:
+    offers = item.get("offers")
+    if isinstance(offers, list):
+        offers = offers[0] if offers else None
+    if not isinstance(offers, dict):
+        return ""
+    price = offers.get("price", offers.get("lowPrice"))
+    if not isinstance(price, (str, int, float)) or isinstance(price, bool) or price == "":
+        return ""
+    currency = offers.get("priceCurrency")
+    return f"{price} {currency}" if isinstance(currency, str) and currency else str(price)
+
+
+def product_facts(doc: HtmlElement) -> ProductFacts | None:
+    """The page's one product, from its JSON-LD; None when it has none or several."""
+    found: list[dict[str, Any]] = []
+    for script in doc.xpath("//script[@type='application/ld+json']"):
+        text = (script.text or "")[:MAX_SCRIPT_CHARS]
+        try:
+            _products(json.loads(text), found)
+        except ValueError:
+            continue
+    names = {_plain(item.get("name")) for item in found}
+    if len(names) != 1:
+        return None
+    item = found[0]
+    return ProductFacts(_plain(item.get("name")), _plain(item.get("description")), _price(item))
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def add_missing_facts(markdown: str, facts: ProductFacts, probe_words: int = 8) -> str:
+    """``markdown`` with the product's name (as a heading) and description (a paragraph)
+    added when the reader lost them: the description counts as present when its first
+    ``probe_words`` words are in the text."""
+    described = words(facts.description)
+    if len(described) < probe_words:
+        return markdown
+    have = " ".join(words(markdown))
+    if " ".join(described[:probe_words]) in have:
+        return markdown
+    head = ""
+    if facts.name and " ".join(words(facts.name)) not in have:
+        head = f"# {facts.name}\n\n"
+    price = f"\n\nPrice: {facts.price}" if facts.price else ""
+    body = f"{markdown}\n\n" if markdown else ""
+    return f"{head}{body}{facts.description}{price}"
