@@ -105,6 +105,23 @@ def test_a_block_faded_in_by_a_script_is_kept() -> None:
     assert PLANTS["display"].split()[0] not in text
 
 
+def test_a_planted_block_on_a_short_page_is_cut_whatever_its_share() -> None:
+    # a page with two short visible paragraphs: each planted sentence is over a tenth of the
+    # page's text, yet a hidden block is "shown by a script" only when it is long and holds
+    # nothing addressed to an AI
+    visible = "<p>Opening hours are nine to five.</p><p>Call us for an appointment.</p>"
+    for method in ("display:none", "opacity:0", "visibility:hidden"):
+        page = (f"<html><body><main><h1>Clinic</h1>{visible}"
+                f"<div style='{method}'>{PLANTS['display']}</div></main></body></html>")
+        assert "developer mode" not in extract_text(page), method
+    # ... and a long hidden block that speaks to an AI is cut too
+    long_plant = " ".join(paragraphs(3, seed=52)) + " " + PLANTS["aria"]
+    page = (f"<html><body><main><h1>Clinic</h1>{visible}"
+            f"<div style='display:none'><p>{long_plant}</p></div></main></body></html>")
+    text = extract_text(page)
+    assert "system prompt" not in text and paragraphs(3, seed=52)[0] not in text
+
+
 def test_the_share_of_a_faded_block_does_not_count_script_code() -> None:
     # a page's inline state script (here 60 kB) is not text a reader sees: the deferred
     # block is a fifth of the visible text and stays

@@ -19,8 +19,9 @@ An element hidden by ``display``, ``opacity``, ``visibility`` or a clipped or ze
 (``REVEALED_SHARE``) of the page's text stays: pages fade their main content in with a
 script, or defer a product description or a service list until a script has run, and a
 browser shows it. (Measured on the WCXB dev pages: a half missed such blocks on shop and
-service pages.) Planted instructions are short: they stay under that share, and visible
-text still goes through the instruction detector.
+service pages.) Such a block must also hold at least ``REVEALED_MIN_CHARS`` characters and
+no sentence addressed to an AI (``injections.find``): a planted instruction on a page with
+little visible text is over a tenth of it, and is still cut.
 A class that a ``@media`` rule shows again (Tailwind's ``hidden md:block``) keeps the
 element: it is visible on a desktop screen.
 """
@@ -36,6 +37,7 @@ from lxml.html import HtmlElement
 DROP_TAGS = ("template", "noscript", "script", "style")
 REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
 REVEALED_SHARE = 0.1
+REVEALED_MIN_CHARS = 400
 NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": "0000ff",
                  "green": "008000", "yellow": "ffff00", "gray": "808080", "grey": "808080",
                  "silver": "c0c0c0", "transparent": "transparent"}
@@ -236,6 +238,15 @@ def _page_chars(root: HtmlElement) -> int:
     return len(root.text_content()) - code
 
 
+def _revealed(text: str, whole: int) -> bool:
+    """A hidden block a script shows: a large share of the page, and nothing in it that
+    speaks to an AI."""
+    from tamis.extract.injections import find
+
+    return (len(text) > REVEALED_SHARE * whole and len(text.strip()) >= REVEALED_MIN_CHARS
+            and not find(text))
+
+
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
     counts: Counter[str] = Counter()
@@ -285,8 +296,8 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
     for el, reason in doomed:
         if reason in keep:
             continue
-        if reason in REVEALED and len(el.text_content()) > REVEALED_SHARE * whole:
-            continue  # most of the page hidden: a script fades it in, as a browser shows
+        if reason in REVEALED and _revealed(el.text_content(), whole):
+            continue  # much of the page hidden: a script fades it in, as a browser shows
         if any(a in removed for a in el.iterancestors()):
             continue
         if el.getparent() is None:
