@@ -23,11 +23,11 @@ boundary and turns it into a status and a note (a line ``failed``, a key ``no_ke
         +-- DownloadTooLarge    a community list is over its size cap (``tamis lists update``)
         +-- AliasRefused        a config file used a YAML alias (made a ConfigError by its reader)
         +-- SnapshotUnsupported a config value a stored snapshot cannot carry (validated instead)
-
-Still defined beside their stage (files owned by parallel work; to join the tree there):
-``extract.models.ExtractError``, ``extract.worker.WorkerError``, ``extract.pdf.PdfError``
-(a page's failure status) and ``pipeline.urls.InvalidURL`` (a result URL that cannot be a
-page). All four are caught inside their stage, as a ``StageError`` is.
+        +-- InvalidURL          a result URL that cannot be a web page (dropped as invalid_url)
+        +-- ExtractError        one page could not be had (its ``failed:<Type>`` status)
+        +-- KindedFailure       a failure with a machine ``kind`` and a human ``detail``
+            +-- WorkerError     the bounded parsing process: over its time, CPU or memory
+            +-- PdfError        a PDF gives no text: encrypted, image-only, broken, too large
 """
 
 from __future__ import annotations
@@ -114,3 +114,34 @@ class AliasRefused(StageError, ValueError):
 class SnapshotUnsupported(StageError, ValueError):
     """A value a stored config snapshot cannot carry exactly (``tamis.policy.snapshot``): the
     config is then validated on every call instead of kept."""
+
+
+class InvalidURL(StageError, ValueError):
+    """A result's URL that cannot be a web page (no scheme, javascript:, too long...)."""
+
+
+class ExtractError(StageError):
+    """One page could not be had. ``status`` is what the result shows; ``detail`` says why."""
+
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class KindedFailure(StageError):
+    """A failure with a machine ``kind`` (``Timeout``, ``PdfEncrypted``...) and a ``detail``."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+class WorkerError(KindedFailure):
+    """The bounded worker process that parses PDFs and very large pages failed or was
+    stopped (over its deadline, CPU or memory)."""
+
+
+class PdfError(KindedFailure):
+    """A PDF that gives no text: encrypted, image-only, broken or too large."""

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, Field
 
+from tamis.errors import ExtractError as ExtractError  # re-exported: the stage's failure
 from tamis.models import SCHEMA_VERSION, TextWarning
 
 OK = "ok"
@@ -27,15 +28,6 @@ DUPLICATE = "duplicate"
 def failed(kind: str) -> str:
     """The status of a failure of one kind, e.g. ``failed:Timeout``."""
     return f"failed:{kind}"
-
-
-class ExtractError(Exception):
-    """One page could not be had. ``status`` is what the result shows; ``detail`` says why."""
-
-    def __init__(self, status: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
 
 
 @dataclass

@@ -16,12 +16,7 @@ import io
 import logging
 from dataclasses import dataclass
 
-
-class PdfError(Exception):
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
+from tamis.errors import PdfError
 
 
 @dataclass

@@ -22,16 +22,11 @@ import sys
 import weakref
 from dataclasses import dataclass, field
 
+from tamis.errors import WorkerError
+
 MAX_WORKERS = 2
 _SEMAPHORES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
     weakref.WeakKeyDictionary())
-
-
-class WorkerError(Exception):
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
 
 
 @dataclass

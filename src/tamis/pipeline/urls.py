@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
+from tamis.errors import InvalidURL
 from tamis.pipeline.unwrap import Unwrapper, default_unwrapper, unwrap
 
 __all__ = ["CleanURL", "InvalidURL", "Unwrapper", "clean_url", "default_unwrapper",
@@ -29,10 +30,6 @@ QUERY_SAFE = ":@!$'()*+,;/?-._~"
 
 _PLAIN_PATH = re.compile(r"^[A-Za-z0-9/:@!$&'()*+,;=\-._~]*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-class InvalidURL(ValueError):
-    """A result's URL that cannot be a web page (no scheme, javascript:, too long...)."""
-
 
 @dataclass(slots=True)
 class CleanURL:
