@@ -158,7 +158,8 @@ def run_load(port: int, paths: list[str], concurrency: int, check: bool) -> Outc
     return Outcome(out, counts["refused"], counts["invalid"], wall, load_cpu)
 
 
-def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | None) -> float:
+def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | None,
+           backend_cpu: float | None = None) -> float:
     lat = sorted(outcome.latencies)
     rate = len(lat) / outcome.wall
     p50 = statistics.median(lat) * 1000
@@ -169,14 +170,21 @@ def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | N
           f" other invalid {outcome.invalid}; wall {outcome.wall:.2f} s, server CPU"
           f" {server_cpu:.2f} s ({server_cpu / len(lat) * 1000:.2f} ms a request), load"
           f" generator CPU {outcome.load_cpu:.2f} s")
+    if backend_cpu is not None:
+        print(f"{'':<22} the fake SearXNG's CPU {backend_cpu:.2f} s"
+              f" ({backend_cpu / len(lat) * 1000:.2f} ms a request)")
     return rate
 
 
 def measure(name: str, pid: int, port: int, paths: list[str], concurrency: int,
-            comparator: float | None, check: bool = False) -> float:
+            comparator: float | None, check: bool = False, backend: int | None = None
+            ) -> float:
+    """One scenario; ``backend``: the pid of the backend it asks, whose CPU is printed too."""
     cpu = tree_cpu(pid)
+    backend_cpu = tree_cpu(backend) if backend is not None else 0.0
     outcome = run_load(port, paths, concurrency, check)
-    return report(name, outcome, tree_cpu(pid) - cpu, comparator)
+    return report(name, outcome, tree_cpu(pid) - cpu, comparator,
+                  tree_cpu(backend) - backend_cpu if backend is not None else None)
 
 
 # -------------------------------------------------------------------------- main
@@ -231,7 +239,8 @@ def main() -> None:
                     check=True)
             fresh = [f"/v1/search?q=fresh+query+{i}+{time.time_ns()}&extract=false"
                      for i in range(n)]
-            measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True)
+            measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True,
+                    backend=fake.pid)
         finally:
             for proc in procs:
                 proc.terminate()

@@ -271,11 +271,14 @@ class Adapter:
 
     # -- helpers for subclasses ------------------------------------------------------------
     def hit(self, url: Any, title: Any, snippet: Any, position: int,
-            engine: str | None = None, published: Any = None) -> RawHit | None:
+            engine: str | None = None, published: Any = None, *,
+            labels: list[str] | None = None, positions: list[int] | None = None
+            ) -> RawHit | None:
         """One RawHit, or None when the item has no usable URL (counted by the caller).
 
         The snippet is cleaned (tags, entities, whitespace) and capped at ``max_chars``:
-        some providers send whole pages as the snippet.
+        some providers send whole pages as the snippet. ``labels`` and ``positions``: the
+        provenance of a hit several engines returned (default: ``engine`` at ``position``).
         """
         if not isinstance(url, str) or not url.strip():
             return None
@@ -285,8 +288,8 @@ class Adapter:
             title=clean_text(title, 500) if isinstance(title, str) else "",
             snippet=clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
             line=self.name,
-            engines=[label],
-            positions=[position],
+            engines=[label] if labels is None else labels,
+            positions=[position] if positions is None else positions,
             published=published if isinstance(published, str) and published else None,
         )
 
@@ -346,8 +349,11 @@ def clean_model(model: Any) -> Any:
     update: dict[str, Any] = {}
     for name, value in model.__dict__.items():
         if isinstance(value, str):
+            if value.isascii():  # no surrogate in it: the common case, at C speed
+                continue
             fixed: Any = clean_str(value)
-        elif isinstance(value, list) and any(isinstance(x, str) for x in value):
+        elif isinstance(value, list) and any(isinstance(x, str) and not x.isascii()
+                                             for x in value):
             fixed = [clean_str(x) if isinstance(x, str) else x for x in value]
         else:
             continue

@@ -113,19 +113,18 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
         raise AnswerError("answer is not SearXNG JSON (no 'results' list)")
 
+    name = adapter.name
+
     def read(item: dict[str, Any], index: int) -> RawHit | None:
-        engines = engine_order(item)
+        engines = engine_order(item)  # names (str)
         positions = item.get("positions")
         if not isinstance(positions, list) or len(positions) != len(engines):
             positions = [index] * len(engines)
-        pairs = [(str(e), int(p)) if isinstance(p, int | float) and p >= 1 else (str(e), index)
-                 for e, p in zip(engines, positions, strict=True)]
-        hit = adapter.hit(item.get("url"), item.get("title"), item.get("content"), index,
-                          published=item.get("publishedDate"))
-        if hit is not None:
-            hit.engines = [f"{adapter.name}:{e}" for e, _ in pairs]
-            hit.positions = [p for _, p in pairs]
-        return hit
+        return adapter.hit(
+            item.get("url"), item.get("title"), item.get("content"), index,
+            published=item.get("publishedDate"), labels=[f"{name}:{e}" for e in engines],
+            positions=[int(p) if isinstance(p, (int, float)) and p >= 1 else index
+                       for p in positions])
 
     parsed = adapter.collect(payload["results"], read)
     engine_notes: list[Note] = []

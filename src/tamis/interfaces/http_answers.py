@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from tamis.core import Tamis
 from tamis.models import LineReport, SearchRequest, SearchResponse
@@ -38,6 +39,7 @@ class Found:
     response: SearchResponse
     key: str | None = None
     stored: bytes | None = None
+    answer: dict[str, Any] | None = None  # a first answer's JSON data, dumped once
 
 
 class RenderedAnswers:
@@ -60,8 +62,10 @@ class RenderedAnswers:
                 response = layer.read_stored(raw)
                 if response is not None:
                     return Found(response, key, raw)
-        return Found(await layer.search(request, extract=extract, explain=explain,
-                                         budget=budget))
+        # Not stored (or unreadable): searched, without asking the store a second time.
+        response, answer = await layer.search_fresh(request, key, extract=extract,
+                                                    explain=explain, budget=budget)
+        return Found(response, answer=answer)
 
     @staticmethod
     async def again(layer: Tamis, kept: Rendered, request: SearchRequest, *, extract: bool,

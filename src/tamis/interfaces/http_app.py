@@ -32,7 +32,7 @@ from tamis.interfaces.http_answers import Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
 from tamis.interfaces.http_errors import error_for, error_response
 from tamis.interfaces.http_limits import Guard, HTTPError, Service
-from tamis.interfaces.render import response_dict
+from tamis.interfaces.render import answer_dict, response_dict
 from tamis.interfaces.web import web_routes
 from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
 
@@ -142,7 +142,9 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
             found = await rendered.again(service.get_layer(), found, search_request, **options)
         response = found.response
         metrics.observe_search(response)
-        answer = JSONResponse(response_dict(with_note(response, note)),
+        content = answer_dict(found.answer) if found.answer is not None and note is None \
+            else response_dict(with_note(response, note))  # the same data, dumped once
+        answer = JSONResponse(content,
                               status_code=502 if response.status == "failed" else 200)
         if note is None:
             rendered.keep(found, Rendered(bytes(answer.body), answer.status_code,

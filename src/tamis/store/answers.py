@@ -4,8 +4,8 @@ without asking a line and without merge, filter, rank or extraction.
 The key is a hash of everything that changes an answer: the effective config (its hash, so a
 changed policy, line or parameter is a new key), the request (query and every parameter
 given) and the options (extraction on or off, explain, a result count or budget given by the
-caller). The value is the answer's JSON as first printed; a repeat is the same JSON with every
-line's ``cached: true``.
+caller). The value is the answer's JSON data as first returned (compact JSON); a repeat is
+the same data with every line's ``cached: true``.
 
 ``config-fingerprint`` entries let a CLI call find the effective config's hash from the bytes
 of the config files and the environment, before validating anything (see
@@ -72,7 +72,8 @@ def parse(raw: bytes) -> dict[str, Any] | None:
 
 def put(store: Store, key: str, answer: dict[str, Any], ttl: float) -> None:
     with contextlib.suppress(Exception):  # the answer is still returned, the repeat slower
-        store.set(ANSWERS, key, json.dumps(answer, ensure_ascii=False).encode("utf-8"), ttl=ttl)
+        store.set(ANSWERS, key, json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+                  .encode("utf-8"), ttl=ttl)
 
 
 def storable(answer: dict[str, Any], line_statuses: list[str], every_line_cacheable: bool,
