@@ -13,31 +13,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-_DOMAIN_SLOT = "{domain}"
-_DOMAIN_GROUP = r"(?P<domain>[a-z0-9][a-z0-9.-]*\.[a-z]{2,})"
+from tamis.policy.checks import DOMAIN_SLOT as _DOMAIN_SLOT
+from tamis.policy.checks import placeholder_regex
+
 _ANY_DOMAIN = r"[a-z0-9][a-z0-9.-]*\.[a-z]{2,}"
-
-
-@dataclass(frozen=True, slots=True)
-class _Pattern:
-    text: str
-    regex: re.Pattern[str]
-    needs_domain: bool
-
-
-def compile_placeholder(pattern: str) -> re.Pattern[str]:
-    """The regex of one ``placeholder_titles`` entry (``re.error`` when it is not one)."""
-    return re.compile(pattern.replace(_DOMAIN_SLOT, _DOMAIN_GROUP, 1), re.IGNORECASE)
 
 
 class PlaceholderTitles:
     """The compiled ``placeholder_titles``: which one, if any, a result's title matches."""
 
     def __init__(self, patterns: list[str]) -> None:
-        self.patterns = [_Pattern(p, compile_placeholder(p), _DOMAIN_SLOT in p)
-                         for p in patterns]
+        self.patterns = list(patterns)  # each compiled when a title may match it (rare)
         # One pass over a title answers "no" for almost every result: the patterns anchored at
         # the start are tried there only (one union, re.match), the others in one union
         # searched; the patterns one by one run only on a title one of the unions matches.
@@ -53,14 +40,14 @@ class PlaceholderTitles:
         if not any(maybe(text) for maybe in self._unions):
             return None
         for pattern in self.patterns:
-            found = pattern.regex.search(text)
+            found = placeholder_regex(pattern).search(text)
             if found is None:
                 continue
-            if not pattern.needs_domain:
-                return pattern.text
+            if _DOMAIN_SLOT not in pattern:
+                return pattern
             named = found.group("domain").lower().removeprefix("www.")
             if named in (domain, host.removeprefix("www.")):
-                return pattern.text
+                return pattern
         return None
 
 

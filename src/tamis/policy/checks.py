@@ -143,3 +143,14 @@ def check_env_name(value: str) -> str:
             " environment variable and name the variable here (e.g. TAVILY_API_KEY)"
         )
     return value
+
+
+# ``policy.non_answer.placeholder_titles``: '{domain}' in a pattern stands for a site name.
+DOMAIN_SLOT = "{domain}"
+DOMAIN_GROUP = r"(?P<domain>[a-z0-9][a-z0-9.-]*\.[a-z]{2,})"
+
+
+def placeholder_regex(pattern: str) -> re.Pattern[str]:
+    """The regex of one ``placeholder_titles`` entry (``re.error`` when it is not one), the
+    same one the schema checks and the filter uses: ``re``'s cache keeps it."""
+    return re.compile(pattern.replace(DOMAIN_SLOT, DOMAIN_GROUP, 1), re.IGNORECASE)

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from tamis.policy.checks import check_hosts
+from tamis.policy.checks import check_hosts, placeholder_regex
 from tamis.policy.schema_base import Strict
 
 
@@ -41,7 +41,7 @@ class NonAnswer(Strict):
     def _regexes(cls, v: list[str]) -> list[str]:
         for p in v:
             try:
-                re.compile(p.replace("{domain}", "(?P<domain>d)", 1))
+                placeholder_regex(p)
             except re.error as exc:
                 raise ValueError(f"placeholder title {p!r} is not a regular expression: {exc}"
                                  ) from None
