@@ -80,3 +80,12 @@ def test_a_bad_pattern_is_a_config_error_naming_the_key(tmp_path: Path) -> None:
     assert out.exit_code != 0
     assert "error:" in out.output and "placeholder_titles" in out.output
     assert "Traceback" not in out.output
+
+
+def test_a_pattern_with_a_top_level_alternative_still_finds_it_anywhere() -> None:
+    from tamis.pipeline.placeholder import PlaceholderTitles
+
+    titles = PlaceholderTitles([r"^site offline|\bunder maintenance\b", r"^a[|]b$"])
+    assert titles.match("Shop - under maintenance", "x.example", "x.example")
+    assert titles.match("a|b", "x.example", "x.example") == r"^a[|]b$"
+    assert titles.match("Shop - open as usual", "x.example", "x.example") is None

@@ -28,8 +28,8 @@ class PlaceholderTitles:
         # One pass over a title answers "no" for almost every result: the patterns anchored at
         # the start are tried there only (one union, re.match), the others in one union
         # searched; the patterns one by one run only on a title one of the unions matches.
-        self._unions = (_union([p for p in patterns if p.startswith("^")], anchored=True),
-                        _union([p for p in patterns if not p.startswith("^")], anchored=False))
+        self._unions = (_union([p for p in patterns if _anchored(p)], anchored=True),
+                        _union([p for p in patterns if not _anchored(p)], anchored=False))
 
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one)."""
@@ -51,9 +51,31 @@ class PlaceholderTitles:
         return None
 
 
+def _anchored(pattern: str) -> bool:
+    """Starts with ``^`` and has no ``|`` outside brackets (``^a|b`` also finds ``b``
+    anywhere, so it cannot be tried at the start only)."""
+    if not pattern.startswith("^"):
+        return False
+    depth, in_class, escaped = 0, False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            return False
+    return True
+
+
 def _union(patterns: list[str], anchored: bool) -> Callable[[str], object]:
     """Does a title possibly match one of ``patterns``: one regex standing for them all,
-    tried at the start only (``anchored``: every pattern starts with ``^``) or searched."""
+    tried at the start only (``anchored``: every pattern is ``_anchored``) or searched."""
     if not patterns:
         return lambda text: None
     body = "|".join(f"(?:{p[1:] if anchored else p})".replace(_DOMAIN_SLOT, _ANY_DOMAIN)
