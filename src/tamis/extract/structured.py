@@ -27,7 +27,10 @@ from tamis.extract.markdown import Converter
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
              "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls",
              # a reply's quote of an earlier post: that post is in the thread already
-             "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent", "ipsQuote")
+             "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent", "ipsQuote",
+             # a link's preview card (XenForo unfurl, Discourse onebox): the linked page's
+             # title and summary, not the poster's words
+             "bbCodeBlock--unfurl", "onebox")
 DOCS_SKIP = ("headerlink", "md-clipboard", "md-source-file", "md-content__button",
              "md-footer", "related", "sphinxsidebar", "rst-footer-buttons", "md-sidebar",
              "md-nav", "toc-backref", "viewcode-link", "copybtn")
@@ -115,6 +118,20 @@ def invision_posts(doc: HtmlElement) -> list[Post]:
 SCHEMA_POST_TYPES = ("Question", "Answer", "DiscussionForumPosting", "Comment")
 
 
+def _item_type(element: HtmlElement) -> str:
+    return (element.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_qa_comment(item: HtmlElement) -> bool:
+    """A ``Comment`` on a Q&A site's ``Question`` or ``Answer``: a remark under a post (Stack
+    Exchange's comments), not a post. A ``Comment`` of a ``DiscussionForumPosting`` is a
+    reply in a thread and stays."""
+    if _item_type(item) != "Comment":
+        return False
+    owner = next((a for a in item.iterancestors() if a.get("itemtype")), None)
+    return owner is not None and _item_type(owner) in ("Question", "Answer")
+
+
 def schema_posts(doc: HtmlElement) -> list[Post]:
     """Posts marked up with schema.org (``Question``/``Answer``, ``DiscussionForumPosting``,
     ``Comment``): each item's own ``itemprop=text`` (or ``articleBody``), in page order."""
@@ -122,6 +139,8 @@ def schema_posts(doc: HtmlElement) -> list[Post]:
                        for t in SCHEMA_POST_TYPES)
     posts = []
     for item in doc.xpath(f"//*[@itemtype][{test}]"):
+        if _is_qa_comment(item):
+            continue
         for body in item.xpath(".//*[@itemprop='text' or @itemprop='articleBody']"):
             owner = next((a for a in body.iterancestors() if a.get("itemtype")), None)
             if owner is item:

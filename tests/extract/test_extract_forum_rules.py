@@ -1,0 +1,89 @@
+"""Forum readers: what of a thread is the thread (small pieces of real forum markup)."""
+
+from __future__ import annotations
+
+from tamis.extract.html import extract_page
+
+QA_PAGE = """<html><head><title>Why is RAID not a backup?</title></head><body>
+<div itemscope itemtype="https://schema.org/QAPage">
+ <div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question">
+  <h1 itemprop="name">Why is RAID not a backup?</h1>
+  <div itemprop="text"><p>What is the difference between redundancy and a backup?</p></div>
+  <ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+   <span itemprop="text">Have you searched the site first?</span>
+   <span itemprop="author" itemscope itemtype="https://schema.org/Person">
+    <span itemprop="name">nitpicker</span></span></li></ul>
+  <div itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer">
+   <div itemprop="text"><p>RAID guards against one disk failing, not against rm -rf.</p></div>
+   <span itemprop="author" itemscope itemtype="https://schema.org/Person">
+    <span itemprop="name">kevin</span></span>
+   <ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+    <span itemprop="text">Nor against a fire in the building.</span></li></ul>
+  </div>
+  <div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer">
+   <div itemprop="text"><p>Redundancy keeps garbage safe in two copies.</p></div>
+  </div>
+ </div>
+</div></body></html>"""
+
+THREAD_WITH_COMMENTS = """<html><head><title>Which Qt6 for Ubuntu 24.04</title></head><body>
+<div itemscope itemtype="http://schema.org/DiscussionForumPosting">
+ <div itemprop="text"><p>Which Qt6 version should I install on Ubuntu 24.04?</p></div>
+ <div itemprop="comment" itemscope itemtype="http://schema.org/Comment">
+  <div itemprop="text"><p>The one in the distribution, 6.4.2, works fine.</p></div></div>
+ <div itemprop="comment" itemscope itemtype="http://schema.org/Comment">
+  <div itemprop="text"><p>Use the online installer for 6.7 instead.</p></div></div>
+</div></body></html>"""
+
+
+def test_comments_under_a_question_or_answer_are_not_posts() -> None:
+    page = extract_page(QA_PAGE, "https://example.org/questions/2888/raid")
+    assert page.method == "schema-posts"
+    text = page.markdown
+    for post in ("difference between redundancy and a backup", "not against rm -rf",
+                 "garbage safe in two copies"):
+        assert post in text
+    assert "searched the site" not in text and "fire in the building" not in text
+    assert text.index("redundancy and a backup") < text.index("rm -rf") < text.index("garbage")
+
+
+def test_comments_of_a_forum_posting_are_its_replies() -> None:
+    text = extract_page(THREAD_WITH_COMMENTS, "https://forum.example.org/topic/1/qt6").markdown
+    assert "6.4.2, works fine" in text and "online installer" in text
+
+
+XENFORO_UNFURL = """<html><head><title>GPU comparison</title></head><body>
+<article class="message" data-author="lutfij"><div class="message-body">
+ <div class="bbWrapper">Cards of the same GPU are within a few percent of each other.
+  <div class="bbCodeBlock bbCodeBlock--unfurl js-unfurl fauxBlockLink" data-url="https://r.example">
+   <div class="contentRow"><h3 class="contentRow-header">Magnetic Air Review</h3>
+   <div class="contentRow-snippet">The card comes with user-replaceable fans.</div>
+   <div class="contentRow-minor">www.reviews.example</div></div></div>
+ Buy the cheaper one.</div></div></article>
+<article class="message" data-author="ridwan"><div class="message-body">
+ <div class="bbWrapper">Thanks, ordered the cheaper one.</div></div></article>
+</body></html>"""
+
+DISCOURSE_ONEBOX = """<html><head><title>Resolver</title></head><body>
+<div class="topic-post"><span class="username">rimelek</span><div class="cooked">
+ <p>See the networking guide:</p>
+ <aside class="onebox allowlistedgeneric"><header class="source">docs.example.com</header>
+  <article class="onebox-body"><h3>Networking overview</h3>
+  <p>Container networking refers to the ability for containers to connect.</p></article></aside>
+ <p>The embedded DNS server answers on 127.0.0.11.</p></div></div>
+<div class="topic-post"><span class="username">amondale</span><div class="cooked">
+ <p>That explains it, thank you.</p></div></div>
+</body></html>"""
+
+
+def test_a_link_preview_card_is_not_the_posters_text() -> None:
+    xen = extract_page(XENFORO_UNFURL, "https://forums.example.com/threads/gpu.1/")
+    assert xen.method == "xenforo"
+    assert "within a few percent" in xen.markdown and "Buy the cheaper one" in xen.markdown
+    for preview in ("Magnetic Air Review", "user-replaceable fans", "www.reviews.example"):
+        assert preview not in xen.markdown
+    disc = extract_page(DISCOURSE_ONEBOX, "https://forums.example.com/t/resolver/144854")
+    assert disc.method == "discourse"
+    assert "networking guide" in disc.markdown and "127.0.0.11" in disc.markdown
+    for preview in ("docs.example.com", "Networking overview", "ability for containers"):
+        assert preview not in disc.markdown
