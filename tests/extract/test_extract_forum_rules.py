@@ -87,3 +87,30 @@ def test_a_link_preview_card_is_not_the_posters_text() -> None:
     assert "networking guide" in disc.markdown and "127.0.0.11" in disc.markdown
     for preview in ("docs.example.com", "Networking overview", "ability for containers"):
         assert preview not in disc.markdown
+
+
+DISCOURSE_SHELL = """<html><head><title>What's your range? - Example Forums</title>
+<meta name="generator" content="Discourse 2026.2.0-latest">
+<meta name="description" content="So I wanted to know what real world miles.&amp;hellip;">
+<meta property="og:description" content="So I wanted to know what real world miles people are
+ getting. I did 24 miles on Friday and 10 on Sunday without charging. Big batteries are heavy
+ to carry but worth it...">
+</head><body><section id="d-splash"><div class="preloader-image"></div></section>
+<div id="top-navbar"><a href="/">home</a> <a href="/calc">calc</a></div>
+<section id="main"></section></body></html>"""
+
+
+def test_a_script_rendered_thread_gives_its_summary() -> None:
+    page = extract_page(DISCOURSE_SHELL, "https://forum.example.org/t/whats-your-range/3275")
+    assert page.page_type == "forum" and page.method == "description"
+    assert page.markdown.startswith("So I wanted to know what real world miles")
+    assert "24 miles on Friday and 10 on Sunday" in page.markdown and "calc" not in page.markdown
+    assert page.markdown.endswith("worth it")  # the summary's "..." is not text
+
+
+def test_other_empty_pages_stay_empty() -> None:
+    # A shop page with no visible text is empty, not its meta description (truth is empty).
+    shell = DISCOURSE_SHELL.replace('<meta name="generator" content="Discourse 2026.2.0-latest">',
+                                    "").replace('<div id="top-navbar">', '<div hidden>')
+    page = extract_page(shell, "https://shop.example.org/")
+    assert page.page_type != "forum" and page.markdown == ""

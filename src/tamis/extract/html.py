@@ -23,7 +23,7 @@ from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
-from tamis.extract.structured import extract_structured
+from tamis.extract.structured import extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
@@ -112,6 +112,7 @@ class Extracted:
     title: str
     markdown: str
     method: str  # a structured reader (xenforo, sphinx...) | trafilatura | region | fallback
+    #   | description (a forum page's meta description)
     page_type: str
     hidden: Counter[str] = field(default_factory=Counter)
 
@@ -155,6 +156,10 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     page = _read(doc, url, title, page_type, hidden)
+    if page_type == "forum":  # a thread a script renders: its summary, not nothing
+        summary = page_description(doc)
+        if len(page.markdown) < len(summary):
+            page.markdown, page.method = summary, "description"
     if facts is not None and page_type in FACT_TYPES:
         page.markdown = add_missing_facts(page.markdown, facts)
     return page

@@ -17,6 +17,7 @@ A thread comes out as one block per post, ``**author** (#n):`` then the post's m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -166,6 +167,20 @@ def render_thread(posts: list[Post]) -> str:
         who = f"**{post.author}** (#{number}):" if post.author else f"**#{number}**:"
         blocks.append(f"{who}\n{text}")
     return "\n\n".join(blocks)
+
+
+_CUT_MARK = re.compile(r"\s*(\.\.\.|…|&hellip;)$")  # the summary's own "cut here" mark
+DESCRIPTION_PATHS = ("//meta[@property='og:description']/@content",
+                     "//meta[@name='twitter:description']/@content",
+                     "//meta[@name='description']/@content")
+
+
+def page_description(doc: HtmlElement) -> str:
+    """The longest of the page's own summaries (``og:description``, ``twitter:description``,
+    ``description``), whitespace folded. A thread a script renders (Discourse's app shell)
+    has no post in its HTML, and these carry the opening post's first paragraphs."""
+    found = [" ".join(value.split()) for path in DESCRIPTION_PATHS for value in doc.xpath(path)]
+    return _CUT_MARK.sub("", max(found, key=len, default=""))
 
 
 def _generator(doc: HtmlElement) -> str:
