@@ -114,3 +114,25 @@ def test_other_empty_pages_stay_empty() -> None:
                                     "").replace('<div id="top-navbar">', '<div hidden>')
     page = extract_page(shell, "https://shop.example.org/")
     assert page.page_type != "forum" and page.markdown == ""
+
+
+SE_AUTHORS = """<html><body><div itemscope itemtype="https://schema.org/QAPage">
+<div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question">
+ <div itemprop="text"><p>How do I join files into one device?</p></div>
+ <div itemprop="author" itemscope itemtype="http://schema.org/Person">
+  <a itemprop="url" href="/users/1">asker</a><meta itemprop="name" content="Asker One"></div>
+ <div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer">
+  <ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+   <span itemprop="text">Did you try losetup?</span>
+   <div itemprop="author" itemscope itemtype="https://schema.org/Person">
+    <div itemprop="name">commenter</div></div></li></ul>
+  <div itemprop="text"><p>Use mdadm with a linear array.</p></div>
+  <div itemprop="author" itemscope itemtype="http://schema.org/Person">
+   <a itemprop="url" href="/users/2">ans</a><meta itemprop="name" content="Kevin Dente"></div>
+ </div></div></div></body></html>"""
+
+
+def test_each_post_gets_its_own_authors_name() -> None:
+    text = extract_page(SE_AUTHORS, "https://qa.example.org/questions/7/join").markdown
+    assert text.startswith("**Asker One**:\nHow do I join files")
+    assert "**Kevin Dente**:\nUse mdadm" in text and "commenter" not in text

@@ -271,7 +271,7 @@ def test_question_and_answers_all_kept() -> None:
             + "</main></body></html>")
     text = extract_text(html, "https://qa.example.com/questions/1/backup")
     assert text.index("How do I back up") < text.index("rsync") < text.index("off site")
-    assert "**asker** (#1):" in text and "**other** (#3):" in text
+    assert "**asker**:" in text and "**other**:" in text
 
 
 @pytest.mark.anyio

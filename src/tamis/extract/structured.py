@@ -12,7 +12,8 @@ Trafilatura keeps only the first post of a thread whose posts are each an ``<art
 - Sphinx: ``[itemprop=articleBody]``, ``div.body`` or ``[role=main]`` with ``div.highlight pre``
 - MkDocs (material and plain): ``article.md-content__inner``, or ``[role=main]`` with code
 
-A thread comes out as one block per post, ``**author** (#n):`` then the post's markdown.
+A thread comes out as one block per post, ``**author**:`` then the post's markdown, the
+blocks between ``---`` rules.
 """
 
 from __future__ import annotations
@@ -133,6 +134,19 @@ def _is_qa_comment(item: HtmlElement) -> bool:
     return owner is not None and _item_type(owner) in ("Question", "Answer")
 
 
+def _own_author(item: HtmlElement) -> str:
+    """The name of the item's own ``author`` (not the author of a comment inside it): its
+    ``itemprop=name`` (text, or ``content`` of a ``<meta>``), else the author's text."""
+    for author in item.xpath(".//*[@itemprop='author']"):
+        owner = next((a for a in author.iterancestors() if a.get("itemtype")), None)
+        if owner is not item:
+            continue
+        names = author.xpath(".//*[@itemprop='name']")
+        name = names[0] if names else author
+        return " ".join((name.get("content") or name.text_content()).split())[:80]
+    return ""
+
+
 def schema_posts(doc: HtmlElement) -> list[Post]:
     """Posts marked up with schema.org (``Question``/``Answer``, ``DiscussionForumPosting``,
     ``Comment``): each item's own ``itemprop=text`` (or ``articleBody``), in page order."""
@@ -145,28 +159,23 @@ def schema_posts(doc: HtmlElement) -> list[Post]:
         for body in item.xpath(".//*[@itemprop='text' or @itemprop='articleBody']"):
             owner = next((a for a in body.iterancestors() if a.get("itemtype")), None)
             if owner is item:
-                author = _first(item, ".//*[@itemprop='author']//*[@itemprop='name']",
-                                ".//*[@itemprop='author']")
-                if author is not None and next((a for a in author.iterancestors()
-                                                if a.get("itemtype") and a is not author
-                                                and a.get("itemprop") != "author"),
-                                               None) is not item:
-                    author = None
-                posts.append(Post(_text(author)[:80] if author is not None else "", body))
+                posts.append(Post(_own_author(item), body))
                 break
     return posts if len(posts) >= 2 else []
 
 
 def render_thread(posts: list[Post]) -> str:
+    """One block per post, in page order, between ``---`` rules: ``**author**:`` on its own
+    line (when the page names one), then the post's markdown. No post numbers: a count from
+    1 would be wrong on a thread's second page, and the order says it already."""
     converter = Converter(skip_classes=POST_SKIP)
     blocks = []
-    for number, post in enumerate(posts, start=1):
+    for post in posts:
         text = converter.convert(post.body)
         if not text.strip():
             continue
-        who = f"**{post.author}** (#{number}):" if post.author else f"**#{number}**:"
-        blocks.append(f"{who}\n{text}")
-    return "\n\n".join(blocks)
+        blocks.append(f"**{post.author}**:\n{text}" if post.author else text)
+    return "\n\n---\n\n".join(blocks)
 
 
 _CUT_MARK = re.compile(r"\s*(\.\.\.|…|&hellip;)$")  # the summary's own "cut here" mark
