@@ -5,7 +5,8 @@ Trafilatura keeps only the first post of a thread whose posts are each an ``<art
 
 - XenForo: ``article.message`` (author in ``data-author``), text in ``.message-body .bbWrapper``
 - Discourse: ``.topic-post .cooked``, or the crawler view ``.crawler-post`` with
-  ``div.post[itemprop=text|articleBody]`` and the author in ``[itemprop=author] [itemprop=name]``
+  ``div.post[itemprop=text|articleBody]`` and the author in ``[itemprop=author] [itemprop=name]``;
+  when neither is visible (the crawler view in ``<noscript>``), the app's preloaded JSON
 - phpBB: ``div.post`` with ``.postbody .content``, author ``a.username(-coloured)``
 - Invision Community: ``article.cPost`` with ``[data-role=commentContent]``, author
   ``.cAuthorPane_author``
@@ -18,13 +19,17 @@ blocks between ``---`` rules.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import lxml.etree
+import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.markdown import Converter
+from tamis.extract.visibility import strip_hidden
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
              "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls",
@@ -90,6 +95,48 @@ def discourse_posts(doc: HtmlElement) -> list[Post]:
         return posts
     bodies = doc.xpath(f"//div[{has_class('post')}][@itemprop='articleBody' or @itemprop='text']")
     return [Post("", body) for body in bodies]
+
+
+MAX_PRELOADED_CHARS = 5_000_000
+
+
+def discourse_app_posts(doc: HtmlElement) -> list[Post]:
+    """Discourse's app state: the topic's posts as the browser's app renders them, from the
+    JSON in ``div#data-preloaded[data-preloaded]`` (``topic_<id>`` -> ``post_stream.posts``:
+    ``username``, ``cooked`` HTML). Read when the page's own post markup (the crawler view)
+    is not visible: newer Discourse puts it in ``<noscript>``, which a browser does not show.
+    Regular posts only (``post_type`` 1): "topic closed" notices and other small actions are
+    not posts; nor are hidden or deleted ones."""
+    node = _first(doc, "//div[@id='data-preloaded'][@data-preloaded]")
+    raw = node.get("data-preloaded", "") if node is not None else ""
+    if not raw or len(raw) > MAX_PRELOADED_CHARS:
+        return []
+    try:
+        state = json.loads(raw)
+    except ValueError:
+        return []
+    posts = []
+    for key, value in state.items() if isinstance(state, dict) else ():
+        if not key.startswith("topic_") or not isinstance(value, str):
+            continue
+        try:
+            stream = json.loads(value)["post_stream"]["posts"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        for item in stream if isinstance(stream, list) else ():
+            if not isinstance(item, dict) or item.get("post_type", 1) != 1 \
+                    or item.get("hidden") or item.get("deleted_at"):
+                continue
+            cooked = item.get("cooked")
+            if not isinstance(cooked, str) or not cooked.strip():
+                continue
+            try:
+                body = lxml.html.fragment_fromstring(cooked, create_parent="div")
+            except (lxml.etree.ParserError, ValueError):
+                continue
+            strip_hidden(body)
+            posts.append(Post(str(item.get("username") or "")[:80], body))
+    return posts
 
 
 def phpbb_posts(doc: HtmlElement) -> list[Post]:
@@ -215,7 +262,8 @@ def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
 
 
 FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]]], ...] = (
-    ("xenforo", xenforo_posts), ("discourse", discourse_posts), ("phpbb", phpbb_posts),
+    ("xenforo", xenforo_posts), ("discourse", discourse_posts),
+    ("discourse-app", discourse_app_posts), ("phpbb", phpbb_posts),
     ("invision", invision_posts), ("schema-posts", schema_posts))
 DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
