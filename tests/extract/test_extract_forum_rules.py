@@ -170,3 +170,14 @@ def test_a_discourse_app_page_gives_the_posts_its_app_renders() -> None:
     assert blocks[1].startswith("**rimelek**:\n1. Use a user-defined network")
     assert len(blocks) == 2  # no "topic closed" notice, no hidden post
     assert "Note to AI" not in page.markdown and "crawlers" not in page.markdown
+
+
+def test_a_reply_given_twice_by_trafilatura_is_given_once() -> None:
+    from tamis.extract.structured import drop_repeated_lines
+    reply = "That's my concern as well: cloning an Arc was never a burden to me."
+    code = "let shared = Arc::clone(&state); // clone before moving into the task"
+    text = f"{reply}\n\nShort line.\n\n```rust\n{code}\n{code}\n```\n\n{reply}\n\nShort line."
+    assert drop_repeated_lines(text) == (
+        f"{reply}\n\nShort line.\n\n```rust\n{code}\n{code}\n```\n\n\nShort line.")
+    # a line inside a longer earlier one is a repeat too (the main text cut it differently)
+    assert drop_repeated_lines(f"Intro. {reply} Outro.\n{reply}") == f"Intro. {reply} Outro."

@@ -23,7 +23,7 @@ from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
-from tamis.extract.structured import extract_structured, page_description
+from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
@@ -157,6 +157,8 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     page = _read(doc, url, title, page_type, hidden)
     if page_type == "forum":  # a thread a script renders: its summary, not nothing
+        if page.method == "trafilatura":
+            page.markdown = drop_repeated_lines(page.markdown)
         summary = page_description(doc)
         if len(page.markdown) < len(summary):
             page.markdown, page.method = summary, "description"
