@@ -181,3 +181,37 @@ def test_a_reply_given_twice_by_trafilatura_is_given_once() -> None:
         f"{reply}\n\nShort line.\n\n```rust\n{code}\n{code}\n```\n\n\nShort line.")
     # a line inside a longer earlier one is a repeat too (the main text cut it differently)
     assert drop_repeated_lines(f"Intro. {reply} Outro.\n{reply}") == f"Intro. {reply} Outro."
+
+
+LOBSTERS = """<html><head><title>Rust project goals for 2024 | Lobsters</title></head><body>
+<ol class="stories list"><li class="story"><div class="story_liner h-entry">
+ <a class="u-url" href="https://blog.example.org/goals">Rust project goals for 2024</a>
+ <div class="byline"><span>via</span> <a class="u-author h-card" href="/~scvalex">scvalex</a>
+  <span class="comments_label"><a href="#comments">3 comments</a></span></div>
+ <div class="story_text"><p>The accepted goals, with an owner each.</p></div></div></li></ol>
+<ol class="comments comments1"><li class="comments_subtree" id="story_comments">
+ <ol class="comments">
+  <li class="comments_subtree"><div class="comment">
+   <div class="voters"><a class="upvoter" href="/login">10</a></div>
+   <div class="details"><div class="byline"><a href="/~kkiri">kkiri</a> 1 year ago</div>
+   <div class="comment_text"><p>Curious about the ergonomic ref counting.</p></div></div></div>
+   <ol class="comments">
+    <li class="comments_subtree"><div class="comment"><div class="details">
+     <div class="byline"><a href="/~dureuill">dureuill</a></div>
+     <div class="comment_text"><p>Eliding clones would not improve ergonomics.</p></div>
+    </div></div><ol class="comments"></ol></li></ol></li>
+  <li class="comments_subtree"><div class="comment"><div class="details">
+   <div class="byline"><a href="/~junon">junon</a></div>
+   <div class="comment_text"><p>Great writeup for OS development.</p></div></div></div>
+   <ol class="comments"></ol></li>
+ </ol></li></ol></body></html>"""
+
+
+def test_a_lobsters_thread_gives_each_comment_once() -> None:
+    page = extract_page(LOBSTERS, "https://lobsters.example.org/s/dwip3v/rust_goals")
+    assert page.method == "lobsters"
+    assert page.markdown.split("\n\n---\n\n") == [
+        "**scvalex**:\nThe accepted goals, with an owner each.",
+        "**kkiri**:\nCurious about the ergonomic ref counting.",
+        "**dureuill**:\nEliding clones would not improve ergonomics.",
+        "**junon**:\nGreat writeup for OS development."]

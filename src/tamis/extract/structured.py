@@ -10,6 +10,7 @@ Trafilatura keeps only the first post of a thread whose posts are each an ``<art
 - phpBB: ``div.post`` with ``.postbody .content``, author ``a.username(-coloured)``
 - Invision Community: ``article.cPost`` with ``[data-role=commentContent]``, author
   ``.cAuthorPane_author``
+- Lobsters: ``li.comments_subtree > div.comment`` with ``.comment_text``, and ``.story_text``
 - Sphinx: ``[itemprop=articleBody]``, ``div.body`` or ``[role=main]`` with ``div.highlight pre``
 - MkDocs (material and plain): ``article.md-content__inner``, or ``[role=main]`` with code
 
@@ -164,6 +165,29 @@ def invision_posts(doc: HtmlElement) -> list[Post]:
     return posts
 
 
+def lobsters_posts(doc: HtmlElement) -> list[Post]:
+    """Lobsters (the link aggregator's open-source software): the story's own text
+    (``.story_text``, when it has one) and each comment of the tree, in page order: a
+    ``div.comment`` in an ``li.comments_subtree``, its text in ``.comment_text`` and the
+    author the byline's user link. A reply's own text only: its replies are in the list
+    beside it, not inside it."""
+    comments = doc.xpath(f"//li[{has_class('comments_subtree')}]/div[{has_class('comment')}]")
+    if not comments:
+        return []
+    author_path = (f".//*[{has_class('byline')}]//a[starts-with(@href, '/~') or "
+                   "starts-with(@href, '/u/')][normalize-space()]")
+    posts = []
+    story = _first(doc, f"//*[{has_class('story_text')}]")
+    if story is not None:
+        posts.append(Post(_text(_first(doc, f"//*[{has_class('story')}]{author_path[1:]}")),
+                          story))
+    for comment in comments:
+        body = _first(comment, f".//*[{has_class('comment_text')}]")
+        if body is not None:
+            posts.append(Post(_text(_first(comment, author_path))[:80], body))
+    return posts
+
+
 SCHEMA_POST_TYPES = ("Question", "Answer", "DiscussionForumPosting", "Comment")
 
 
@@ -288,7 +312,7 @@ def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
 FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]]], ...] = (
     ("xenforo", xenforo_posts), ("discourse", discourse_posts),
     ("discourse-app", discourse_app_posts), ("phpbb", phpbb_posts),
-    ("invision", invision_posts), ("schema-posts", schema_posts))
+    ("invision", invision_posts), ("lobsters", lobsters_posts), ("schema-posts", schema_posts))
 DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 
