@@ -215,3 +215,51 @@ def test_a_lobsters_thread_gives_each_comment_once() -> None:
         "**kkiri**:\nCurious about the ergonomic ref counting.",
         "**dureuill**:\nEliding clones would not improve ergonomics.",
         "**junon**:\nGreat writeup for OS development."]
+
+
+XENFORO1 = """<html><head><title>Do forums still have a role?</title></head><body>
+<ol class="messageList" id="messageList">
+ <li id="post-1" class="message " data-author="AjayJunkies"><div class="messageInfo">
+  <div class="messageContent"><article><blockquote class="messageText SelectQuoteContainer ugc">
+   Do forums still have a role for marketing?</blockquote></article></div>
+  <div class="baseHtml signature messageText ugc"><aside>Sent from my phone</aside></div>
+  <div class="messageMeta">May 11, 2024 Report</div></div></li>
+ <li id="post-2" class="message " data-author="Spartan14"><div class="messageInfo">
+  <div class="messageContent"><article><blockquote class="messageText SelectQuoteContainer ugc">
+   <div class="bbCodeBlock bbCodeQuote" data-author="AjayJunkies"><aside>
+    <div class="attribution type">AjayJunkies said:</div>
+    <blockquote class="quoteContainer"><div class="quote">Do forums still have a role?</div>
+   </blockquote></aside></div>They are still a good source of knowledge.
+   <div class="messageTextEndMarker">&nbsp;</div></blockquote></article></div></div></li>
+</ol></body></html>"""
+
+FLUXBB = """<html><head><title>ISO size / Arch Linux Forums</title></head><body>
+<div id="p1" class="blockpost rowodd firstpost blockpost1">
+ <h2><span><span class="conr">#1</span> <a href="viewtopic.php?pid=1#p1">2025-11-01</a></span></h2>
+ <div class="box"><div class="inbox"><div class="postbody">
+  <div class="postleft"><dl><dt><strong>chunix64</strong></dt>
+   <dd class="usertitle"><strong>Member</strong></dd><dd><span>Posts: 1</span></dd></dl></div>
+  <div class="postright"><h3>ISO size</h3><div class="postmsg">
+   <p>Why did the ISO grow from 800 MB to 1.4 GB?</p></div>
+   <div class="postsignature postmsg"><hr/><p>Arch since 2009</p></div></div>
+ </div></div><div class="inbox"><div class="postfoot clearb">
+  <div class="postfootleft"><p><span>Offline</span></p></div></div></div></div></div>
+<div id="p2" class="blockpost roweven"><div class="box"><div class="inbox"><div class="postbody">
+  <div class="postleft"><dl><dt><strong>nl6720</strong></dt></dl></div>
+  <div class="postright"><h3>Re: ISO size</h3><div class="postmsg">
+   <p>The boot loader changed, so the kernel is there twice.</p></div></div>
+ </div></div></div></div>
+</body></html>"""
+
+
+def test_xenforo_1_and_fluxbb_threads_give_every_post() -> None:
+    xen = extract_page(XENFORO1, "https://forums.example.com/threads/forums.1/")
+    assert xen.method == "xenforo"
+    assert xen.markdown.split("\n\n---\n\n") == [
+        "**AjayJunkies**:\nDo forums still have a role for marketing?",
+        "**Spartan14**:\nThey are still a good source of knowledge."]
+    flux = extract_page(FLUXBB, "https://bbs.example.org/viewtopic.php?id=309936")
+    assert flux.method == "fluxbb"
+    assert flux.markdown.split("\n\n---\n\n") == [
+        "**chunix64**:\nWhy did the ISO grow from 800 MB to 1.4 GB?",
+        "**nl6720**:\nThe boot loader changed, so the kernel is there twice."]

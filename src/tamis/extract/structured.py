@@ -3,7 +3,9 @@
 Trafilatura keeps only the first post of a thread whose posts are each an ``<article>``
 (XenForo) and loses blank lines and languages in code blocks. So, before trafilatura:
 
-- XenForo: ``article.message`` (author in ``data-author``), text in ``.message-body .bbWrapper``
+- XenForo: ``article.message`` (author in ``data-author``), text in ``.message-body .bbWrapper``;
+  XenForo 1: ``li.message[data-author]`` with ``.messageText``
+- FluxBB/PunBB: ``div.blockpost`` with ``.postmsg``, author ``.postleft dt``
 - Discourse: ``.topic-post .cooked``, or the crawler view ``.crawler-post`` with
   ``div.post[itemprop=text|articleBody]`` and the author in ``[itemprop=author] [itemprop=name]``;
   when neither is visible (the crawler view in ``<noscript>``), the app's preloaded JSON
@@ -33,9 +35,11 @@ from tamis.extract.markdown import Converter
 from tamis.extract.visibility import strip_hidden
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
+             "postsignature", "messageTextEndMarker",
              "post-menu-area", "topic-meta-data", "crawler-post-meta", "quote-controls",
              # a reply's quote of an earlier post: that post is in the thread already
              "bbCodeBlock--quote", "quote", "quotetitle", "quotecontent", "ipsQuote",
+             "bbCodeQuote",
              # a link's preview card (XenForo unfurl, Discourse onebox): the linked page's
              # title and summary, not the poster's words
              "bbCodeBlock--unfurl", "onebox")
@@ -68,7 +72,9 @@ def _text(element: HtmlElement | None) -> str:
 
 
 def xenforo_posts(doc: HtmlElement) -> list[Post]:
-    posts = []
+    posts = xenforo1_posts(doc)
+    if posts:
+        return posts
     for article in doc.xpath(f"//article[{has_class('message')}]"):
         body = _first(article, f".//*[{has_class('message-body')}]//*[{has_class('bbWrapper')}]",
                       f".//*[{has_class('bbWrapper')}]")
@@ -77,6 +83,27 @@ def xenforo_posts(doc: HtmlElement) -> list[Post]:
         author = article.get("data-author") or _text(_first(
             article, f".//*[{has_class('message-name')}]", f".//*[{has_class('username')}]"))
         posts.append(Post(author, body))
+    return posts
+
+
+def xenforo1_posts(doc: HtmlElement) -> list[Post]:
+    """XenForo 1: ``li.message[data-author]``, text in ``.messageText``."""
+    posts = []
+    for item in doc.xpath(f"//li[{has_class('message')}][@data-author]"):
+        body = _first(item, f".//*[{has_class('messageText')}]")
+        if body is not None:
+            posts.append(Post(item.get("data-author", "")[:80], body))
+    return posts
+
+
+def fluxbb_posts(doc: HtmlElement) -> list[Post]:
+    """FluxBB and PunBB: ``div.blockpost``, text in ``.postmsg``, author in ``.postleft dt``."""
+    posts = []
+    for block in doc.xpath(f"//div[{has_class('blockpost')}]"):
+        body = _first(block, f".//*[{has_class('postmsg')}]")
+        if body is not None:
+            author = _text(_first(block, f".//*[{has_class('postleft')}]//dt"))
+            posts.append(Post(author[:80], body))
     return posts
 
 
@@ -311,7 +338,7 @@ def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
 
 FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]]], ...] = (
     ("xenforo", xenforo_posts), ("discourse", discourse_posts),
-    ("discourse-app", discourse_app_posts), ("phpbb", phpbb_posts),
+    ("discourse-app", discourse_app_posts), ("phpbb", phpbb_posts), ("fluxbb", fluxbb_posts),
     ("invision", invision_posts), ("lobsters", lobsters_posts), ("schema-posts", schema_posts))
 DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
