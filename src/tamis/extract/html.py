@@ -19,10 +19,11 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
-from tamis.extract.jsonld import add_missing_facts, product_facts
+from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
+from tamis.extract.shop import drop_shop_chrome
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -148,9 +149,10 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
-    facts = product_facts(doc)  # before the cut: it drops the JSON-LD scripts
+    products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
+    facts = products.facts
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url)
+    page_type = classify(doc, url, products.count)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
@@ -164,6 +166,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
+    elif page_type == "product":
+        drop_shop_chrome(doc)
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)

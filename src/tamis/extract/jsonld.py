@@ -73,8 +73,17 @@ def _price(item: dict[str, Any]) -> str:
     return f"{price} {currency}" if isinstance(currency, str) and currency else str(price)
 
 
-def product_facts(doc: HtmlElement) -> ProductFacts | None:
-    """The page's one product, from its JSON-LD; None when it has none or several."""
+@dataclass(frozen=True)
+class Products:
+    """What a page's JSON-LD says about products: how many different ones it describes
+    (a ``ProductGroup``'s variants are one), and the facts of the one when there is one."""
+
+    count: int
+    facts: ProductFacts | None
+
+
+def read_products(doc: HtmlElement) -> Products:
+    """The products of the page's JSON-LD (read before the hidden-text cut)."""
     found: list[dict[str, Any]] = []
     for script in doc.xpath("//script[@type='application/ld+json']"):
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
@@ -84,9 +93,15 @@ def product_facts(doc: HtmlElement) -> ProductFacts | None:
             continue
     names = {_plain(item.get("name")) for item in found}
     if len(names) != 1:
-        return None
+        return Products(len(names), None)
     item = found[0]
-    return ProductFacts(_plain(item.get("name")), _plain(item.get("description")), _price(item))
+    return Products(1, ProductFacts(_plain(item.get("name")), _plain(item.get("description")),
+                                    _price(item)))
+
+
+def product_facts(doc: HtmlElement) -> ProductFacts | None:
+    """The page's one product, from its JSON-LD; None when it has none or several."""
+    return read_products(doc).facts
 
 
 def words(text: str) -> list[str]:
