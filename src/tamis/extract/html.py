@@ -104,6 +104,9 @@ REGION_RATIO: dict[str, float] = {
 # script-built block: there, the description of the page's one JSON-LD ``Product`` is added
 # when the text lacks it (``jsonld``).
 FACT_TYPES = frozenset({"product", "service", "listing", "collection"})
+# Page types whose consent banners and dialogs are cut before the reader (``shop``); on
+# product pages also the reviews and recommendation strips.
+SHOP_TYPES = frozenset({"product", "listing", "collection"})
 
 
 @dataclass
@@ -152,7 +155,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     facts = products.facts
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url, products.count)
+    page_type = classify(doc, url, products.count, products.types)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
@@ -166,8 +169,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
-    elif page_type == "product":
-        drop_shop_chrome(doc)
+    elif page_type in SHOP_TYPES:
+        drop_shop_chrome(doc, product=page_type == "product")
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)

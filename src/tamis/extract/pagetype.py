@@ -70,9 +70,14 @@ def _schema_types(doc: HtmlElement) -> Counter[str]:
 LD_CATEGORY_PRODUCTS = 3
 
 
-def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0) -> str:
+# JSON-LD types (also read before the cut) that name a page of items
+LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
+
+
+def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
+             ld_types: frozenset[str] = frozenset()) -> str:
     """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
-    describes."""
+    describes, ``ld_types``: the other schema.org types it names (lowercased)."""
     score: Counter[str] = Counter()
     if url:
         parts = urlsplit(url)
@@ -114,6 +119,8 @@ def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0) -> 
         score["product"] += 4
     elif ld_products >= LD_CATEGORY_PRODUCTS:
         score["collection"] += 4
+    for name in ld_types & LD_LIST_TYPES.keys():
+        score[LD_LIST_TYPES[name]] += 3
     if not score:
         return "service"
     best = max(score.values())

@@ -18,8 +18,13 @@ from lxml.html import HtmlElement
 
 from tamis.extract.markdown import tag_of
 
+# class/id words of consent managers (OneTrust, Cookiebot, Didomi, Usercentrics, TrustArc...)
+CONSENT_WORDS = frozenset({
+    "cookie", "cookies", "consent", "gdpr", "onetrust", "optanon", "cookiebot", "didomi",
+    "usercentrics", "truste",
+})
 # class/id words of review widgets and recommendation strips
-SHOP_CHROME_WORDS = frozenset({
+PRODUCT_CHROME_WORDS = frozenset({
     "review", "reviews", "ratings", "testimonials", "related", "recommendations",
     "recommendation", "recommended", "upsell", "upsells", "crosssell", "recently",
 })
@@ -35,11 +40,20 @@ def name_words(element: HtmlElement) -> set[str]:
     return {w for w in _SPLIT.split(_CAMEL.sub(" ", names).lower()) if w}
 
 
-def drop_shop_chrome(doc: HtmlElement) -> int:
-    """Cut (in place) reviews and recommendation strips; the number of elements cut."""
-    doomed = [el for el in doc.iter() if isinstance(el.tag, str)
-              and tag_of(el) not in KEEP_TAGS and name_words(el) & SHOP_CHROME_WORDS
-              and not name_words(el) & KEEP_WORDS              and not el.xpath(".//h1")]
+def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
+    if tag_of(element) in KEEP_TAGS:
+        return False
+    names = name_words(element)
+    if names & KEEP_WORDS:
+        return False
+    return bool(names & words) and not element.xpath(".//h1")
+
+
+def drop_shop_chrome(doc: HtmlElement, product: bool = True) -> int:
+    """Cut (in place) consent banners, and on a product page (``product``)
+    reviews and recommendation strips; the number of elements cut."""
+    words = CONSENT_WORDS | PRODUCT_CHROME_WORDS if product else CONSENT_WORDS
+    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and _chrome(el, words)]
     cut = 0
     for el in doomed:
         if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
