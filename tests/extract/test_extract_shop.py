@@ -10,7 +10,7 @@ from extract_support import paragraphs
 from tamis.extract.html import extract_page, parse
 from tamis.extract.jsonld import read_products
 from tamis.extract.pagetype import classify
-from tamis.extract.shop import drop_shop_chrome, name_words
+from tamis.extract.shop import drop_shop_chrome, missing_specs, name_words
 
 DESCRIPTION = ("A hand-thrown stoneware mug with a speckled glaze. It holds twelve ounces "
                "and is safe in the dishwasher and the microwave.")
@@ -105,3 +105,30 @@ def test_og_type_product_group_is_a_category_not_a_product() -> None:
     item = parse(_page("<meta property='og:type' content='product'>"))
     assert classify(group, "https://x.example/headphones") == "collection"
     assert classify(item, "https://x.example/headphones-x1") == "product"
+
+
+SYSREQ = ("<ul><li>Minimum:</li><li>OS: Windows 10</li><li>Processor: 1.7 GHz</li>"
+          "<li>Memory: 4 GB RAM</li><li>Storage: 15 GB available space</li></ul>")
+
+
+def test_spec_blocks_the_text_lacks_are_given_back() -> None:
+    doc = parse("<html><body><main><h1>Game</h1><p>A game about hats.</p>"
+                f"<div class='sysreq'>{SYSREQ}</div>{SPECS}"
+                "<ul><li>Fun</li><li>Hats</li><li>Maps</li></ul>"  # not labelled: no spec
+                "<div class='site-footer'><table><tr><td>Shipping</td><td>Free</td></tr>"
+                "<tr><td>Returns</td><td>30 days</td></tr></table></div>"
+                "</main></body></html>")
+    assert doc is not None
+    found = missing_specs(doc, "# Game\n\nA game about hats.\n\n| Capacity | 350 ml |\n"
+                               "| Weight | 280 g |")
+    assert found == ["- Minimum:\n- OS: Windows 10\n- Processor: 1.7 GHz\n"
+                     "- Memory: 4 GB RAM\n- Storage: 15 GB available space"]
+    assert "Capacity" in "\n".join(missing_specs(doc, "A game about hats."))
+    assert not any("Returns" in block or "Hats" in block
+                   for block in missing_specs(doc, ""))
+
+
+def test_a_product_page_keeps_its_system_requirements() -> None:
+    page = extract_page(product_page(f"<div class='sysreq'>{SYSREQ}</div>"),
+                        "https://games.example/products/hats")
+    assert "Processor: 1.7 GHz" in page.markdown and DESCRIPTION in page.markdown

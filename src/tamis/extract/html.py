@@ -23,7 +23,7 @@ from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
-from tamis.extract.shop import drop_shop_chrome
+from tamis.extract.shop import drop_shop_chrome, missing_specs
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
 
@@ -178,6 +178,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         region = normalize(region_markdown(doc))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
+    if extracted and page_type == "product":  # spec tables trafilatura dropped
+        extracted = "\n\n".join([extracted, *missing_specs(doc, extracted)])
     if extracted:
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
