@@ -132,3 +132,13 @@ def test_a_product_page_keeps_its_system_requirements() -> None:
     page = extract_page(product_page(f"<div class='sysreq'>{SYSREQ}</div>"),
                         "https://games.example/products/hats")
     assert "Processor: 1.7 GHz" in page.markdown and DESCRIPTION in page.markdown
+
+
+def test_screen_reader_only_text_is_cut_from_a_category_page() -> None:
+    doc = parse("<html><body><h1>Sofas</h1><div class='card'><h3>Lounge sofa</h3>"
+                "<span class='price'>$799</span><span class='sr-only'>Price $799, was "
+                "$999</span><span class='visually-hidden'>Rated 4.5 of 5</span></div>"
+                "<span class='a-offscreen x'>$12.99</span></body></html>")
+    assert doc is not None
+    assert drop_shop_chrome(doc, product=False) == 3
+    assert " ".join(doc.text_content().split()) == "Sofas Lounge sofa $799"

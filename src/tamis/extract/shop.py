@@ -8,7 +8,9 @@ shop software and review widgets give them (``reviews``, ``related``, ``upsell``
 ``recommendations``...; camelCase names such as ``customerReviews`` are split into words),
 unless the element holds the page's ``h1`` (a wrapper of the whole product block) or also
 names itself the description (a game's press quotes, ``description reviews``). Consent
-managers' banners (OneTrust, Cookiebot, Didomi...) are cut on listing and category pages too.
+managers' banners (OneTrust, Cookiebot, Didomi...) and screen-reader-only text (``sr-only``,
+``visually-hidden``, ``screen-reader-text``...: a style sheet tamis does not read hides it)
+are cut on listing and category pages too.
 
 trafilatura, tuned for articles, also drops what a product page is made of: a table of
 specifications, a definition list, a list of ``Label: value`` items (system requirements).
@@ -28,6 +30,12 @@ from tamis.extract.region import RegionConverter, is_furniture, main_region
 CONSENT_WORDS = frozenset({
     "cookie", "cookies", "consent", "gdpr", "onetrust", "optanon", "cookiebot", "didomi",
     "usercentrics", "truste",
+})
+# class names of the screen-reader-only pattern (Bootstrap, WordPress, Amazon...), whose
+# rule is in a style sheet tamis does not read: text a browser does not show
+SCREEN_READER_CLASSES = frozenset({
+    "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
+    "screen-reader-only", "a-offscreen", "offscreen", "u-hidden-visually",
 })
 # class/id words of review widgets and recommendation strips
 PRODUCT_CHROME_WORDS = frozenset({
@@ -49,6 +57,8 @@ def name_words(element: HtmlElement) -> set[str]:
 def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
     if tag_of(element) in KEEP_TAGS:
         return False
+    if set((element.get("class") or "").lower().split()) & SCREEN_READER_CLASSES:
+        return True
     names = name_words(element)
     if names & KEEP_WORDS:
         return False
@@ -56,8 +66,8 @@ def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
 
 
 def drop_shop_chrome(doc: HtmlElement, product: bool = True) -> int:
-    """Cut (in place) consent banners, and on a product page (``product``)
-    reviews and recommendation strips; the number of elements cut."""
+    """Cut (in place) consent banners and screen-reader-only text, and on a product page
+    (``product``) reviews and recommendation strips; the number of elements cut."""
     words = CONSENT_WORDS | PRODUCT_CHROME_WORDS if product else CONSENT_WORDS
     doomed = [el for el in doc.iter() if isinstance(el.tag, str) and _chrome(el, words)]
     cut = 0
