@@ -19,10 +19,11 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
-from tamis.extract.jsonld import add_missing_facts, product_facts
+from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
+from tamis.extract.shop import drop_shop_chrome, missing_specs
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
@@ -103,6 +104,9 @@ REGION_RATIO: dict[str, float] = {
 # script-built block: there, the description of the page's one JSON-LD ``Product`` is added
 # when the text lacks it (``jsonld``).
 FACT_TYPES = frozenset({"product", "service", "listing", "collection"})
+# Page types whose consent banners and dialogs are cut before the reader (``shop``); on
+# product pages also the reviews and recommendation strips.
+SHOP_TYPES = frozenset({"product", "listing", "collection"})
 
 
 @dataclass
@@ -149,9 +153,10 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
-    facts = product_facts(doc)  # before the cut: it drops the JSON-LD scripts
+    products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
+    facts = products.facts
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url)
+    page_type = classify(doc, url, products.count, products.types)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
@@ -171,6 +176,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
+    elif page_type in SHOP_TYPES:
+        drop_shop_chrome(doc, product=page_type == "product")
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)
@@ -178,6 +185,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         region = normalize(region_markdown(doc))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
+    if extracted and page_type == "product":  # spec tables trafilatura dropped
+        extracted = "\n\n".join([extracted, *missing_specs(doc, extracted)])
     if extracted:
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)

@@ -40,18 +40,21 @@ def _types(item: dict[str, Any]) -> set[str]:
     return {k.lower() for k in kinds if isinstance(k, str)}
 
 
-def _products(node: Any, found: list[dict[str, Any]], depth: int = 0) -> None:
+def _products(node: Any, found: list[dict[str, Any]], kinds: set[str], depth: int = 0,
+              ) -> None:
     if depth > MAX_DEPTH:
         return
     if isinstance(node, dict):
-        if _types(node) & PRODUCT_TYPES:
+        types = _types(node)
+        kinds |= types
+        if types & PRODUCT_TYPES:
             found.append(node)
             return  # a ProductGroup's variants are the same product
         for value in node.values():
-            _products(value, found, depth + 1)
+            _products(value, found, kinds, depth + 1)
     elif isinstance(node, list):
         for value in node:
-            _products(value, found, depth + 1)
+            _products(value, found, kinds, depth + 1)
 
 
 def _plain(value: Any) -> str:
@@ -73,20 +76,38 @@ def _price(item: dict[str, Any]) -> str:
     return f"{price} {currency}" if isinstance(currency, str) and currency else str(price)
 
 
-def product_facts(doc: HtmlElement) -> ProductFacts | None:
-    """The page's one product, from its JSON-LD; None when it has none or several."""
+@dataclass(frozen=True)
+class Products:
+    """What a page's JSON-LD says about products: how many different ones it describes
+    (a ``ProductGroup``'s variants are one), the facts of the one when there is one, and
+    the schema.org types it names outside products (lowercased: ``itemlist``...)."""
+
+    count: int
+    facts: ProductFacts | None
+    types: frozenset[str] = frozenset()
+
+
+def read_products(doc: HtmlElement) -> Products:
+    """The products of the page's JSON-LD (read before the hidden-text cut)."""
     found: list[dict[str, Any]] = []
+    kinds: set[str] = set()
     for script in doc.xpath("//script[@type='application/ld+json']"):
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
-            _products(json.loads(text), found)
+            _products(json.loads(text), found, kinds)
         except ValueError:
             continue
     names = {_plain(item.get("name")) for item in found}
     if len(names) != 1:
-        return None
+        return Products(len(names), None, frozenset(kinds))
     item = found[0]
-    return ProductFacts(_plain(item.get("name")), _plain(item.get("description")), _price(item))
+    facts = ProductFacts(_plain(item.get("name")), _plain(item.get("description")), _price(item))
+    return Products(1, facts, frozenset(kinds))
+
+
+def product_facts(doc: HtmlElement) -> ProductFacts | None:
+    """The page's one product, from its JSON-LD; None when it has none or several."""
+    return read_products(doc).facts
 
 
 def words(text: str) -> list[str]:

@@ -65,8 +65,19 @@ def _schema_types(doc: HtmlElement) -> Counter[str]:
     return found
 
 
-def classify(doc: HtmlElement | None, url: str | None) -> str:
-    """One of ``TYPES``."""
+# JSON-LD products (read before the hidden-text cut drops the scripts): one product is a
+# product page; this many different ones or more, a shop's category.
+LD_CATEGORY_PRODUCTS = 3
+
+
+# JSON-LD types (also read before the cut) that name a page of items
+LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
+
+
+def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
+             ld_types: frozenset[str] = frozenset()) -> str:
+    """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
+    describes, ``ld_types``: the other schema.org types it names (lowercased)."""
     score: Counter[str] = Counter()
     if url:
         parts = urlsplit(url)
@@ -93,6 +104,8 @@ def classify(doc: HtmlElement | None, url: str | None) -> str:
             kind = og[0].strip().lower()
             if kind == "article":
                 score["article"] += 2
+            elif kind in ("product.group", "product:group"):  # a group of products
+                score["collection"] += 3
             elif kind.startswith("product"):
                 score["product"] += 3
         code_blocks = len(doc.xpath("//pre"))
@@ -102,6 +115,12 @@ def classify(doc: HtmlElement | None, url: str | None) -> str:
             score["product"] += 2
         if len(doc.xpath("//article")) >= 6:
             score["listing"] += 2
+    if ld_products == 1:
+        score["product"] += 4
+    elif ld_products >= LD_CATEGORY_PRODUCTS:
+        score["collection"] += 4
+    for name in ld_types & LD_LIST_TYPES.keys():
+        score[LD_LIST_TYPES[name]] += 3
     if not score:
         return "service"
     best = max(score.values())

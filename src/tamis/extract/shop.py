@@ -1,0 +1,140 @@
+"""Shop pages: what is not the product's own text, cut before a reader sees the page.
+
+A product page's main text is the product: its name, price, description, feature bullets
+and specifications. Around it, shop software renders customer reviews, "you may also like"
+carousels and recently-viewed strips, which trafilatura (and tamis's region reader) keep as
+if they were the page. ``drop_shop_chrome`` cuts them, in place, by the class or id words
+shop software and review widgets give them (``reviews``, ``related``, ``upsell``,
+``recommendations``...; camelCase names such as ``customerReviews`` are split into words),
+unless the element holds the page's ``h1`` (a wrapper of the whole product block) or also
+names itself the description (a game's press quotes, ``description reviews``). Consent
+managers' banners (OneTrust, Cookiebot, Didomi...) and screen-reader-only text (``sr-only``,
+``visually-hidden``, ``screen-reader-text``...: a style sheet tamis does not read hides it)
+are cut on listing and category pages too.
+
+trafilatura, tuned for articles, also drops what a product page is made of: a table of
+specifications, a definition list, a list of ``Label: value`` items (system requirements).
+``missing_specs`` gives back those blocks of the page's main region that its text lacks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from tamis.extract.markdown import tag_of
+from tamis.extract.region import RegionConverter, is_furniture, main_region
+
+# class/id words of consent managers (OneTrust, Cookiebot, Didomi, Usercentrics, TrustArc...)
+CONSENT_WORDS = frozenset({
+    "cookie", "cookies", "consent", "gdpr", "onetrust", "optanon", "cookiebot", "didomi",
+    "usercentrics", "truste",
+})
+# class names of the screen-reader-only pattern (Bootstrap, WordPress, Amazon...), whose
+# rule is in a style sheet tamis does not read: text a browser does not show
+SCREEN_READER_CLASSES = frozenset({
+    "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
+    "screen-reader-only", "a-offscreen", "offscreen", "u-hidden-visually",
+})
+# class/id words of review widgets and recommendation strips
+PRODUCT_CHROME_WORDS = frozenset({
+    "review", "reviews", "ratings", "testimonials", "related", "recommendations",
+    "recommendation", "recommended", "upsell", "upsells", "crosssell", "recently",
+})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[\s_:-]+")
+KEEP_TAGS = frozenset({"html", "body", "main"})
+KEEP_WORDS = frozenset({"description"})
+
+
+def name_words(element: HtmlElement) -> set[str]:
+    """The words of an element's class and id, split on ``-``, ``_``, spaces and camelCase."""
+    names = f"{element.get('class') or ''} {element.get('id') or ''}"
+    return {w for w in _SPLIT.split(_CAMEL.sub(" ", names).lower()) if w}
+
+
+def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
+    if tag_of(element) in KEEP_TAGS:
+        return False
+    if set((element.get("class") or "").lower().split()) & SCREEN_READER_CLASSES:
+        return True
+    names = name_words(element)
+    if names & KEEP_WORDS:
+        return False
+    return bool(names & words) and not element.xpath(".//h1")
+
+
+def drop_shop_chrome(doc: HtmlElement, product: bool = True) -> int:
+    """Cut (in place) consent banners and screen-reader-only text, and on a product page
+    (``product``) reviews and recommendation strips; the number of elements cut."""
+    words = CONSENT_WORDS | PRODUCT_CHROME_WORDS if product else CONSENT_WORDS
+    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and _chrome(el, words)]
+    cut = 0
+    for el in doomed:
+        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+            el.drop_tree()
+            cut += 1
+    return cut
+
+
+# A block of specifications: a table of label/value rows, a definition list, or a list whose
+# items are mostly "Label: value".
+SPEC_MIN_ROWS = 2
+SPEC_LABELLED_SHARE = 0.6
+SPEC_MIN_ITEMS = 3
+_LABEL = re.compile(r"^\s*[^:\n]{1,40}:(\s|$)")
+_WORDS = re.compile(r"\w+")
+
+
+def _is_spec(element: HtmlElement) -> bool:
+    tag = tag_of(element)
+    if tag == "table":
+        rows = [r for r in element.iter("tr")
+                if sum(tag_of(c) in ("td", "th") for c in r) >= 2]
+        return len(rows) >= SPEC_MIN_ROWS
+    if tag == "dl":
+        return len(element.findall("dt")) >= SPEC_MIN_ROWS
+    if tag in ("ul", "ol"):
+        items = [li for li in element if tag_of(li) == "li" and li.text_content().strip()]
+        labelled = sum(bool(_LABEL.match(li.text_content())) for li in items)
+        return len(items) >= SPEC_MIN_ITEMS and labelled >= SPEC_LABELLED_SHARE * len(items)
+    return False
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORDS.findall(text.lower()))
+
+
+class _BlockConverter(RegionConverter):
+    def element(self, element: HtmlElement) -> str:
+        """``element`` itself as markdown (a list as a list, a table as a table)."""
+        out: list[str] = []
+        inline: list[str] = []
+        self._node(element, out, inline)
+        self._flush(out, inline)
+        return "\n\n".join(block for block in out if block.strip())
+
+
+def missing_specs(doc: HtmlElement, markdown: str, probe_words: int = 6) -> list[str]:
+    """The specification blocks of the page's main region (as markdown) that ``markdown``
+    lacks: a block counts as present when its first ``probe_words`` words are in it.
+    Blocks inside page furniture (below the main region) are left out."""
+    have = _key(markdown)
+    converter = _BlockConverter()
+    out: list[str] = []
+    region = main_region(doc)
+    for element in region.iter("table", "dl", "ul", "ol"):
+        if not _is_spec(element):
+            continue
+        above = list(element.iterancestors())
+        above = above[:above.index(region)] if region in above else above
+        if any(_is_spec(a) or is_furniture(a) for a in above) or is_furniture(element):
+            continue
+        block = converter.element(element)
+        words = _key(block).split()
+        if len(words) < probe_words or " ".join(words[:probe_words]) in have:
+            continue
+        out.append(block)
+        have += " " + _key(block)
+    return out
