@@ -13,7 +13,8 @@ hooks, decoding. This transport only carries bytes, and keeps httpcore's contrac
   sends small requests);
 - errors are httpx's, the ones httpcore raises for the same failure: ``ConnectError``,
   ``ConnectTimeout``, ``ReadTimeout``, ``ReadError``, ``RemoteProtocolError``,
-  ``UnsupportedProtocol``;
+  ``UnsupportedProtocol``, in httpcore's words (a malformed answer's head excepted: aiohttp's
+  parser words that its own way), never with the URL (its query may hold a key);
 - limits: ``max_connections`` connections at most, idle ones closed after
   ``keepalive_expiry``;
 - TLS: the client's ``ssl.SSLContext`` (``DeferredCAContext``: loaded on first use).
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import http.cookiejar
+import os
 import ssl
 from collections.abc import AsyncIterator
 from typing import Any
@@ -38,16 +40,28 @@ from yarl import URL
 MAX_HEADER_BYTES = 65_536  # one status or header line at most (h11's whole head: 16 KiB)
 
 
+def _said(exc: BaseException) -> str:
+    """What an aiohttp error says, without the request's URL (aiohttp puts it in some of its
+    messages; httpcore never does, and a URL's query may hold a key)."""
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return str(exc)  # the body's framing, no URL
+    errno = getattr(exc, "errno", None)
+    if isinstance(errno, int):
+        return f"[Errno {errno}] {os.strerror(errno)}"
+    return type(exc).__name__
+
+
 def _mapped(exc: BaseException) -> httpx.TransportError | None:
     """The httpx error httpcore raises for the failure aiohttp reports as ``exc``."""
-    message = str(exc)
+    message = _said(exc)
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return httpx.ConnectTimeout("")  # httpcore's timeouts say nothing more
     if isinstance(exc, aiohttp.SocketTimeoutError | aiohttp.ServerTimeoutError):
         return httpx.ReadTimeout("")
+    if isinstance(exc, aiohttp.ClientConnectorDNSError | aiohttp.ClientSSLError):
+        return httpx.ConnectError(str(exc.os_error) or message)  # the resolver's, TLS's words
     if isinstance(exc, aiohttp.ClientConnectorError):
-        cause = exc.os_error if isinstance(exc.os_error, BaseException) else exc
-        return httpx.ConnectError(str(cause) or message)
+        return httpx.ConnectError("All connection attempts failed")  # as anyio says it
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return httpx.RemoteProtocolError("Server disconnected without sending a response.")
     if isinstance(exc, aiohttp.ClientPayloadError):
@@ -55,7 +69,7 @@ def _mapped(exc: BaseException) -> httpx.TransportError | None:
             "peer closed connection without sending complete message body"
             + (f" ({message})" if message else ""))
     if isinstance(exc, aiohttp.ClientResponseError):  # the answer's head could not be parsed
-        return httpx.RemoteProtocolError(exc.message or message)
+        return httpx.RemoteProtocolError(str(exc.message) or message)
     if isinstance(exc, aiohttp.ClientOSError | aiohttp.ClientConnectionError):
         return httpx.ReadError(message)
     if isinstance(exc, aiohttp.InvalidURL):
@@ -72,14 +86,28 @@ class _Body(httpx.AsyncByteStream):
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        received = 0
         try:
             async for chunk in self._response.content.iter_any():
+                received += len(chunk)
                 yield chunk
         except (TimeoutError, aiohttp.ClientError) as exc:
+            if isinstance(exc, aiohttp.ClientPayloadError):  # h11's words for a cut body
+                raise httpx.RemoteProtocolError(
+                    "peer closed connection without sending complete message body"
+                    f" ({self._cut(received)})") from None
             mapped = _mapped(exc)
             if mapped is None:
                 raise
             raise mapped from None
+
+    def _cut(self, received: int) -> str:
+        length = self._response.headers.get("Content-Length", "")
+        if length.isdigit():
+            return f"received {received} bytes, expected {int(length)}"
+        if "chunked" in self._response.headers.get("Transfer-Encoding", "").lower():
+            return "incomplete chunked read"
+        return _said(aiohttp.ClientPayloadError())
 
     async def aclose(self) -> None:
         self._response.release()  # kept alive only when read to its end
