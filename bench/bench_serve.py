@@ -2,6 +2,7 @@
 
     python bench/bench_serve.py [--requests 4000] [--concurrency 20] [--workers 2]
                                 [--tamis-src DIR]   # measure another checkout's src/
+                                [--scenarios healthz,cached,uncached]
 
 Processes, all on 127.0.0.1: a 0-delay fake SearXNG (uvicorn, one process, the recorded
 answer of the measured query with the query put in), a bare Starlette endpoint answering a
@@ -17,7 +18,9 @@ in. Scenarios:
 
 Each prints requests per second, p50/p99, requests refused (503) or otherwise not a valid
 answer (goal: 0), the servers' CPU seconds (user+sys of every process of the server, read
-from /proc) and the load generator's, beside the wall time. Nothing is asserted.
+from /proc) and the load generator's, beside the wall time, and the CPU-bound ceiling: the
+cores divided by the CPU every process spent a request (what an idle machine would reach;
+the machine is shared, so the measured rate can be far below it). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -173,6 +176,11 @@ def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | N
     if backend_cpu is not None:
         print(f"{'':<22} the fake SearXNG's CPU {backend_cpu:.2f} s"
               f" ({backend_cpu / len(lat) * 1000:.2f} ms a request)")
+    every = server_cpu + outcome.load_cpu + (backend_cpu or 0.0)
+    cores = len(os.sched_getaffinity(0))
+    print(f"{'':<22} CPU-bound ceiling: {cores} idle cores / {every / len(lat) * 1000:.2f} ms"
+          f" of CPU a request (server{' + backend' if backend_cpu is not None else ''}"
+          f" + load generator) = {cores * len(lat) / every:.0f} req/s")
     return rate
 
 
@@ -195,6 +203,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tamis-src", default=None,
                         help="src/ of another checkout to measure (its own `tamis serve`)")
+    parser.add_argument("--scenarios", default="healthz,cached,uncached",
+                        help="which tamis scenarios to run (bare Starlette always runs)")
     args = parser.parse_args()
     n, c = args.requests, args.concurrency
     procs: list[subprocess.Popen] = []
@@ -233,14 +243,18 @@ def main() -> None:
             print(f"{n} requests a scenario, {c} concurrent keep-alive clients, tamis"
                   f" {workers} worker(s), bare Starlette {workers} worker(s),"
                   f" {len(os.sched_getaffinity(0))} cores")
+            chosen = set(args.scenarios.split(","))
             base = measure("bare Starlette", bare.pid, bare_port, ["/?q=x"] * n, c, None)
-            measure("tamis /healthz", tamis.pid, tamis_port, ["/healthz"] * n, c, base)
-            measure("tamis cached search", tamis.pid, tamis_port, [search] * n, c, base,
-                    check=True)
+            if "healthz" in chosen:
+                measure("tamis /healthz", tamis.pid, tamis_port, ["/healthz"] * n, c, base)
+            if "cached" in chosen:
+                measure("tamis cached search", tamis.pid, tamis_port, [search] * n, c, base,
+                        check=True)
             fresh = [f"/v1/search?q=fresh+query+{i}+{time.time_ns()}&extract=false"
                      for i in range(n)]
-            measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True,
-                    backend=fake.pid)
+            if "uncached" in chosen:
+                measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True,
+                        backend=fake.pid)
         finally:
             for proc in procs:
                 proc.terminate()

@@ -103,7 +103,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         own = service.layer is None or close_layer
         if service.layer is None:
-            service.layer = Tamis(config_path)
+            service.layer = Tamis(config_path, service=True)
         try:
             yield
         finally:
@@ -194,7 +194,8 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         if getattr(route, "path", None) != "/":
             app.router.routes.append(route)
 
-    app.add_middleware(Guard, service=service, token=token)
+    app.add_middleware(Guard, service=service, token=token,
+                       direct={"/v1/search": search_get})  # the route, called directly
     return app
 
 
