@@ -8,6 +8,7 @@ traceback (set TAMIS_DEBUG=1 to see one).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -77,11 +78,14 @@ def cli() -> None:
 def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
            max_results: int | None, **params: Any) -> None:
     """Search QUERY and print the cleaned, ranked results."""
-    from tamis.interfaces import cli_cache
-
     given = {k: v for k, v in params.items() if v is not None}
     if max_results is not None:
         given["max_results"] = max_results
+    if os.environ.get("TAMIS_URL", "").strip():  # the warm path: a running tamis serve
+        _search_remote(config_path, fmt, {
+            "query": query, **given, "extract": not no_extract, "explain": explain})
+    from tamis.interfaces import cli_cache
+
     found = cli_cache.lookup(config_path, {**given, "query": query.strip()}, {
         "extract": not no_extract, "explain": explain, "max_results": None, "budget": None})
     if found.answer is not None:  # a repeat: the search core is not even imported
@@ -115,6 +119,35 @@ def search(query: str, config_path: str | None, no_extract: bool, explain: bool,
 
     response = asyncio.run(run())
     click.echo(response_json(response) if fmt == "json" else response_markdown(response),
+               nl=fmt == "json")
+    if response.status == "failed":
+        click.echo(f"error: {failure_message(response)}", err=True)
+    sys.exit(response.exit_code)
+
+
+def _search_remote(config_path: str | None, fmt: str, body: dict[str, Any]) -> None:
+    """``tamis search`` through the service at TAMIS_URL (``cli_remote``): its answer printed
+    as the CLI prints its own, the same exit code."""
+    from tamis.interfaces import cli_remote
+
+    if config_path is not None:
+        fail("--config is not used with TAMIS_URL set: the service there searches with its"
+             " own config (unset TAMIS_URL to search with this file)")
+    answer, where = cli_remote.search(cli_remote.service_url() or "", body)
+    status = answer.get("status")
+    if fmt == "json" and status != "failed":
+        from tamis.interfaces.render import answer_json
+
+        click.echo(answer_json(answer))
+        sys.exit({"ok": 0, "no_results": 1}.get(status, 2))
+    from tamis.interfaces.render import answer_json, response_markdown
+    from tamis.models import SearchResponse
+
+    try:
+        response = SearchResponse.model_validate(answer)
+    except ValueError:
+        fail(f"{where} answered a search in a shape this tamis cannot read (another version?)")
+    click.echo(answer_json(answer) if fmt == "json" else response_markdown(response),
                nl=fmt == "json")
     if response.status == "failed":
         click.echo(f"error: {failure_message(response)}", err=True)
