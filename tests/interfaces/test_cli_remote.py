@@ -43,11 +43,16 @@ def config_file(tmp_path: Path, searxng: LoopbackServer) -> Path:
     return path
 
 
-def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+ENTRY = "tamis.interfaces.entry"  # the console script: plain arguments skip click
+CLICK = "tamis.interfaces.cli"  # the click command itself
+
+
+def run(args: list[str], tmp_path: Path, module: str = ENTRY,
+        **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("TAMIS_", "SEARXNG_"))}
     base.update(XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
                 **env)
-    return subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args], env=base,
+    return subprocess.run([sys.executable, "-m", module, *args], env=base,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -60,18 +65,34 @@ def without_timings(text: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.parametrize("module", [ENTRY, CLICK])
 @pytest.mark.parametrize("options", [["--no-extract"], ["--no-extract", "--explain",
                                                          "--max-results", "3"]])
 def test_the_service_answer_is_what_the_cli_prints_itself(
-        tmp_path: Path, searxng: LoopbackServer, options: list[str]) -> None:
+        tmp_path: Path, searxng: LoopbackServer, options: list[str], module: str) -> None:
     config = config_file(tmp_path, searxng)
     local = run(["search", *options, "--config", str(config), PROXMOX], tmp_path)
     with Served(create_app(Tamis(str(config)), close_layer=True)) as served:
-        remote = run(["search", *options, PROXMOX], tmp_path, TAMIS_URL=served.url)
+        remote = run(["search", *options, PROXMOX], tmp_path, module, TAMIS_URL=served.url)
     assert (remote.returncode, remote.stderr) == (local.returncode, local.stderr) == (0, "")
     assert without_timings(remote.stdout) == without_timings(local.stdout)
     # The same bytes, timings aside: the JSON is laid out as the CLI lays out its own.
     assert remote.stdout.count("\n") == local.stdout.count("\n")
+
+
+@pytest.mark.parametrize("module", [ENTRY, CLICK])
+def test_a_failed_search_through_the_service(tmp_path: Path, module: str) -> None:
+    dead = free_port()  # the service's only line cannot be reached
+    config = tmp_path / "tamis.yaml"
+    config.write_text(f"backends:\n  - name: searxng\n    base_url: http://127.0.0.1:{dead}\n"
+                      "cache: {enabled: false}\nstore: {url: 'memory:'}\n")
+    local = run(["search", "--no-extract", "--config", str(config), PROXMOX], tmp_path)
+    with Served(create_app(Tamis(str(config)), close_layer=True)) as served:
+        remote = run(["search", "--no-extract", PROXMOX], tmp_path, module,
+                     TAMIS_URL=served.url)
+    assert remote.returncode == local.returncode == 2
+    assert remote.stderr == local.stderr and remote.stderr.startswith("error: the search")
+    assert without_timings(remote.stdout) == without_timings(local.stdout)
 
 
 def test_markdown_and_no_results_through_the_service(tmp_path: Path,
@@ -108,10 +129,12 @@ def test_the_token_is_sent_and_never_shown(tmp_path: Path, searxng: LoopbackServ
     ("ftp://127.0.0.1:{port}", "TAMIS_URL must be an http:// or https:// URL"),
     ("http://127.0.0.1:99999", "TAMIS_URL is not a URL"),
 ])
-def test_an_unusable_tamis_url_is_one_error_line(tmp_path: Path, url: str, says: str) -> None:
+@pytest.mark.parametrize("module", [ENTRY, CLICK])
+def test_an_unusable_tamis_url_is_one_error_line(tmp_path: Path, url: str, says: str,
+                                                 module: str) -> None:
     port = free_port()  # nothing listens there
-    done = run(["search", "--no-extract", PROXMOX], tmp_path, TAMIS_URL=url.format(port=port),
-               TAMIS_TOKEN=TOKEN)
+    done = run(["search", "--no-extract", PROXMOX], tmp_path, module,
+               TAMIS_URL=url.format(port=port), TAMIS_TOKEN=TOKEN)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: " + says.format(port=port))
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
@@ -131,3 +154,51 @@ def test_config_is_refused_with_tamis_url(tmp_path: Path, searxng: LoopbackServe
                TAMIS_URL="http://127.0.0.1:9")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: --config is not used with TAMIS_URL set")
+
+
+QUICK_CASES = [
+    [PROXMOX], ["--no-extract", PROXMOX], [PROXMOX, "--explain"], ["--", "-site:x.com q"],
+    ["--max-results", "5", PROXMOX], ["--max-results=5", PROXMOX], ["--max-results", "05", "q"],
+    ["--max-results", "0", "q"], ["--max-results", "101", "q"], ["--max-results", "+5", "q"],
+    ["--max-results", " 5", "q"], ["--max-results", "x", "q"], ["--max-results"],
+    ["--format", "json", "q"], ["--format=markdown", "q"], ["--format", "JSON", "q"],
+    ["--time-range", "year", "q"], ["--time-range", "Year", "q"], ["--time-range=", "q"],
+    ["--language", "de-DE", "--categories", "it", "--engines", "bing,brave", "q"],
+    ["--language=", "q"], ["--language", "--explain", "q"], ["--safesearch", "2", "q"],
+    ["--safesearch", "3", "q"], ["--pageno", "50", "q"], ["--pageno", "51", "q"],
+    ["--no-extract=1", "q"], ["--config", "x.yaml", "q"], ["--help"], ["-h", "q"], [],
+    ["a", "b"], ["-x", "q"], ["--no-ext", "q"], ["-"], ["--explain", "--explain", "q"],
+    ["--max-results", "3", "--max-results", "4", "q"], ["--", "--help"], ["q", "--"],
+]
+
+
+@pytest.mark.parametrize("args", QUICK_CASES, ids=lambda a: " ".join(a) or "(none)")
+def test_plain_arguments_read_as_click_reads_them(args: list[str]) -> None:
+    """Whatever the quick path takes, click takes the same way (the body it would send);
+    whatever it leaves to click is click's to accept or refuse."""
+    import click
+
+    from tamis.interfaces.cli import search
+    from tamis.interfaces.cli_remote import quick_body
+
+    quick = quick_body(args)
+    try:
+        params = search.make_context("search", list(args)).params
+    except click.exceptions.Exit:  # --help
+        params = None
+    except click.UsageError:
+        params = None
+    if params is None or params["config_path"] is not None or params["fmt"] != "json":
+        assert quick is None
+        return
+    given = {k: v for k, v in params.items() if v is not None and k not in (
+        "query", "config_path", "no_extract", "explain", "fmt")}
+    body = {"query": params["query"], **given, "extract": not params["no_extract"],
+            "explain": params["explain"]}
+    assert quick is None or quick == body
+    if args in PLAIN:
+        assert quick == body
+
+
+PLAIN = QUICK_CASES[:7] + [QUICK_CASES[13], QUICK_CASES[16], QUICK_CASES[19],
+                           QUICK_CASES[22], QUICK_CASES[24], QUICK_CASES[35], QUICK_CASES[36]]

@@ -134,24 +134,23 @@ def _search_remote(config_path: str | None, fmt: str, body: dict[str, Any]) -> N
         fail("--config is not used with TAMIS_URL set: the service there searches with its"
              " own config (unset TAMIS_URL to search with this file)")
     answer, where = cli_remote.search(cli_remote.service_url() or "", body)
-    status = answer.get("status")
-    if fmt == "json" and status != "failed":
+    why = cli_remote.failure_line(answer)
+    if fmt == "json":
         from tamis.interfaces.render import answer_json
 
         click.echo(answer_json(answer))
-        sys.exit({"ok": 0, "no_results": 1}.get(status, 2))
-    from tamis.interfaces.render import answer_json, response_markdown
-    from tamis.models import SearchResponse
+    else:
+        from tamis.interfaces.render import response_markdown
+        from tamis.models import SearchResponse
 
-    try:
-        response = SearchResponse.model_validate(answer)
-    except ValueError:
-        fail(f"{where} answered a search in a shape this tamis cannot read (another version?)")
-    click.echo(answer_json(answer) if fmt == "json" else response_markdown(response),
-               nl=fmt == "json")
-    if response.status == "failed":
-        click.echo(f"error: {failure_message(response)}", err=True)
-    sys.exit(response.exit_code)
+        try:
+            response = SearchResponse.model_validate(answer)
+        except ValueError:
+            fail(f"{where} answered in a shape this tamis cannot read (another version?)")
+        click.echo(response_markdown(response), nl=False)
+    if why is not None:
+        click.echo(f"error: {why}", err=True)
+    sys.exit(cli_remote.exit_code(answer))
 
 
 @cli.command("explain-url")

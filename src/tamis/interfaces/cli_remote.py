@@ -106,3 +106,132 @@ def _reason(exc: BaseException) -> str:
     if isinstance(strerror, str) and strerror:
         return strerror
     return type(exc).__name__
+
+
+# -- the same call without click --------------------------------------------------------------
+# ``tamis search`` with TAMIS_URL set, when its arguments are plain (``quick_body`` reads
+# them as click would), is answered from ``entry`` without importing click (about half of a
+# warm call's CPU). Anything else (--help, --format markdown, --config, a value click would
+# refuse, an option written another way) goes to the click command, which says what is wrong.
+FLAGS = {"--no-extract": ("extract", False), "--explain": ("explain", True)}
+CHOICES = {"--format": ("format", ("json",)),
+           "--time-range": ("time_range", ("day", "week", "month", "year"))}
+INTEGERS = {"--max-results": ("max_results", 1, 100), "--safesearch": ("safesearch", 0, 2),
+            "--pageno": ("pageno", 1, 50)}
+TEXTS = {"--language": "language", "--categories": "categories", "--engines": "engines"}
+
+
+def quick_body(args: list[str]) -> dict[str, Any] | None:
+    """The ``/v1/search`` body of ``tamis search ARGS`` (json output), or None when click
+    must read these arguments."""
+    body: dict[str, Any] = {"extract": True, "explain": False}
+    positional: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            positional.extend(rest)
+            break
+        if not arg.startswith("-") or arg == "-":
+            positional.append(arg)
+            continue
+        name, equals, value = arg.partition("=")
+        if name in FLAGS and not equals:
+            key, flag = FLAGS[name]
+            body[key] = flag
+            continue
+        if name not in CHOICES and name not in INTEGERS and name not in TEXTS:
+            return None  # --help, --config, an unknown or abbreviated option: click says
+        if not equals:
+            value = next(rest, None)  # type: ignore[arg-type]
+            if value is None or value.startswith("-"):
+                return None
+        if name in CHOICES:
+            key, allowed = CHOICES[name]
+            if value not in allowed:
+                return None
+            body[key] = value
+        elif name in INTEGERS:
+            key, low, high = INTEGERS[name]
+            if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
+                return None
+            body[key] = int(value)
+        else:
+            body[TEXTS[name]] = value
+    if len(positional) != 1:
+        return None
+    body.pop("format", None)
+    return {"query": positional[0], **body}
+
+
+def quick_search(args: list[str]) -> bool:
+    """Answer ``tamis search ARGS`` through TAMIS_URL without click; False (nothing done)
+    when the arguments are not plain, else it exits as the click command would."""
+    import sys
+
+    body = quick_body(args)
+    url = service_url()
+    if body is None or url is None:
+        return False
+    try:
+        answer, _ = search(url, body)
+        from tamis.interfaces.render import answer_json
+
+        why = failure_line(answer)
+        sys.stdout.write(answer_json(answer) + "\n")
+        sys.stdout.flush()
+        if why is not None:
+            sys.stderr.write(f"error: {why}\n")
+    except SearchFailed as exc:
+        _fail(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        _closed_pipe()
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:  # as the click command's friendly_errors says it
+        if os.environ.get("TAMIS_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)", 2)
+    sys.exit(exit_code(answer))
+
+
+def exit_code(answer: dict[str, Any]) -> int:
+    """``SearchResponse.exit_code`` of an answer's data."""
+    return {"ok": 0, "no_results": 1}.get(answer.get("status"), 2)  # type: ignore[arg-type]
+
+
+def failure_line(answer: dict[str, Any]) -> str | None:
+    """Why a failed answer failed (``tamis.failure``, as the CLI says it); None when the
+    answer did not fail."""
+    if answer.get("status") != "failed":
+        return None
+    from types import SimpleNamespace
+
+    from tamis.failure import failure_reason
+
+    view = SimpleNamespace(lines=[SimpleNamespace(**x) for x in answer.get("lines", [])],
+                           notes=[SimpleNamespace(**n) for n in answer.get("notes", [])])
+    return failure_reason(view)
+
+
+def _fail(message: str, code: int) -> None:
+    """``cli_common.fail`` without click: one scrubbed ``error:`` line, exit ``code``."""
+    import sys
+
+    from tamis.redact import environment_secrets, scrub
+
+    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
+    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+    sys.exit(code)
+
+
+def _closed_pipe() -> None:
+    """``cli_common.closed_pipe`` without click: the reader went away, not an error."""
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
