@@ -179,7 +179,7 @@ def test_plain_arguments_read_as_click_reads_them(args: list[str]) -> None:
     import click
 
     from tamis.interfaces.cli import search
-    from tamis.interfaces.cli_remote import quick_body
+    from tamis.interfaces.cli_quick import quick_body
 
     quick = quick_body(args)
     try:
@@ -200,5 +200,19 @@ def test_plain_arguments_read_as_click_reads_them(args: list[str]) -> None:
         assert quick == body
 
 
-PLAIN = QUICK_CASES[:7] + [QUICK_CASES[13], QUICK_CASES[16], QUICK_CASES[19],
-                           QUICK_CASES[22], QUICK_CASES[24], QUICK_CASES[35], QUICK_CASES[36]]
+PLAIN = [*QUICK_CASES[:7], *(QUICK_CASES[i] for i in (13, 16, 19, 22, 24, 35, 36))]
+
+
+@pytest.mark.parametrize("args", [["--no-extract", PROXMOX], ["--explain", "--no-extract",
+                                  "--max-results=2", PROXMOX], ["--no-extract", "nothing"],
+                                  ["  "], ["--no-extract", "x" * 2000]])
+def test_the_quick_path_searches_as_the_click_command(tmp_path: Path, searxng: LoopbackServer,
+                                                      args: list[str]) -> None:
+    """No TAMIS_URL: the console script searches itself, without click, the same way."""
+    env = {"SEARXNG_URL": searxng.url}
+    quick = run(["search", *args], tmp_path / "quick", ENTRY, **env)
+    clicked = run(["search", *args], tmp_path / "click", CLICK, **env)
+    assert (quick.returncode, quick.stderr) == (clicked.returncode, clicked.stderr)
+    if clicked.stdout:
+        assert without_timings(quick.stdout) == without_timings(clicked.stdout)
+    assert quick.stdout.count("\n") == clicked.stdout.count("\n")

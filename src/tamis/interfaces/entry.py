@@ -1,7 +1,6 @@
 """The ``tamis`` console script: answers ``tamis --help``, ``-h`` and ``--version`` without
 importing click (about two thirds of their CPU), everything else through the click CLI; and
-``tamis search`` with ``TAMIS_URL`` set, when its arguments are plain, without click too
-(``cli_remote.quick_search``).
+``tamis search`` with plain arguments without click too (``cli_quick``).
 
 The top-level help is click's own rendering, saved in ``cli_help.txt`` beside this file
 (``python -m tamis.interfaces.entry --write-help`` writes it again; a test checks that it is
@@ -55,8 +54,8 @@ def main() -> None:
         sys.stdout.write(answer)
         sys.stdout.flush()
         return
-    if sys.argv[1:2] == ["search"] and os.environ.get("TAMIS_URL", "").strip():
-        from tamis.interfaces.cli_remote import quick_search
+    if sys.argv[1:2] == ["search"]:
+        from tamis.interfaces.cli_quick import main as quick_search
 
         quick_search(sys.argv[2:])  # exits, unless the arguments need click to read them
     from tamis.interfaces.cli import main as cli_main
