@@ -203,13 +203,16 @@ def test_plain_arguments_read_as_click_reads_them(args: list[str]) -> None:
 PLAIN = [*QUICK_CASES[:7], *(QUICK_CASES[i] for i in (13, 16, 19, 22, 24, 35, 36))]
 
 
-@pytest.mark.parametrize("args", [["--no-extract", PROXMOX], ["--explain", "--no-extract",
-                                  "--max-results=2", PROXMOX], ["--no-extract", "nothing"],
-                                  ["  "], ["--no-extract", "x" * 2000]])
+@pytest.mark.parametrize(("args", "encoding"), [
+    (["--no-extract", PROXMOX], "utf-8"),
+    (["--explain", "--no-extract", "--max-results=2", PROXMOX], "utf-8"),
+    (["--no-extract", "nothing \u00e9t\u00e9"], "utf-8"),
+    (["--no-extract", "\u00e9t\u00e9"], "ascii"),
+    (["  "], "utf-8"), (["--no-extract", "x" * 2000], "utf-8")])
 def test_the_quick_path_searches_as_the_click_command(tmp_path: Path, searxng: LoopbackServer,
-                                                      args: list[str]) -> None:
+                                                      args: list[str], encoding: str) -> None:
     """No TAMIS_URL: the console script searches itself, without click, the same way."""
-    env = {"SEARXNG_URL": searxng.url}
+    env = {"SEARXNG_URL": searxng.url, "PYTHONIOENCODING": encoding}
     quick = run(["search", *args], tmp_path / "quick", ENTRY, **env)
     clicked = run(["search", *args], tmp_path / "click", CLICK, **env)
     assert (quick.returncode, quick.stderr) == (clicked.returncode, clicked.stderr)

@@ -93,15 +93,30 @@ def main(args: list[str]) -> None:
 
 def echo(message: str, nl: bool = True, err: bool = False) -> None:
     """``click.echo`` for text: written and flushed; ANSI styles removed when the stream is
-    not a terminal, as click removes them."""
+    not a terminal, and UTF-8 (bad characters replaced) on a stream set to ASCII, as click
+    does both."""
     stream = sys.stderr if err else sys.stdout
     text = message + ("\n" if nl else "")
     if "\x1b" in text and not stream.isatty():
         import re
 
         text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)  # click's strip_ansi
+    if _ascii(stream) and hasattr(stream, "buffer"):
+        stream.flush()
+        stream.buffer.write(text.encode("utf-8", "replace"))
+        stream.buffer.flush()
+        return
     stream.write(text)
     stream.flush()
+
+
+def _ascii(stream: Any) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "ascii"
+    except LookupError:
+        return False
 
 
 def _guarded(work: Any) -> None:
