@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # pragma: no cover
 def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
         given: dict[str, Any], echo: Callable[..., Any]) -> None:
     """Search (through TAMIS_URL when it is set), print the answer, exit with its code."""
+    # Building its first model, pydantic reads every installed package's metadata for
+    # plugins (tens of ms of CPU); a search from the command line loads none, unless the
+    # variable is set (empty: load them).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if os.environ.get("TAMIS_URL", "").strip():  # the warm path: a running tamis serve
         remote(config_path, fmt, {
             "query": query, **given, "extract": not no_extract, "explain": explain}, echo)
