@@ -5,8 +5,9 @@ Importing click is a good part of a warm call's CPU, and a few percent of a cold
 
 Anything else (``--help``, ``--format markdown``, ``--config``, a value click would refuse,
 an option written another way) goes to the click command, which says what is wrong. Errors
-are what ``cli_common.friendly_errors`` makes of them: one ``error:`` line with the keys of
-the environment scrubbed, an exit code, never a traceback. Standard library only.
+are one ``error:`` line with the keys of the environment scrubbed, an exit code, never a
+traceback (``guarded``, ``fail``: the click commands' too, through ``cli_common``). Standard
+library only.
 """
 
 from __future__ import annotations
@@ -87,8 +88,8 @@ def main(args: list[str]) -> None:
         return
     from tamis.interfaces.cli_search import run
 
-    _guarded(lambda: run(read["query"], None, read["no_extract"], read["explain"], "json",
-                         read["given"], echo))
+    guarded(lambda: run(read["query"], None, read["no_extract"], read["explain"], "json",
+                        read["given"], echo))
 
 
 def echo(message: str, nl: bool = True, err: bool = False) -> None:
@@ -119,13 +120,15 @@ def _ascii(stream: Any) -> bool:
         return False
 
 
-def _guarded(work: Any) -> None:
-    """``cli_common.friendly_errors`` without click."""
+def guarded(work: Any, passing: tuple[type[BaseException], ...] = ()) -> Any:
+    """``work()``, every error turned into one line on stderr and an exit code, never a
+    traceback; ``passing``: exceptions let through (click's own, for click commands:
+    ``cli_common.friendly_errors``)."""
     from tamis.errors import TamisError
 
     try:
         try:
-            work()
+            return work()
         finally:
             sys.stdout.flush()  # a closed pipe shows here, where it is handled
     except TamisError as exc:
@@ -134,7 +137,7 @@ def _guarded(work: Any) -> None:
         fail("interrupted", 130)
     except BrokenPipeError:
         closed_pipe()
-    except SystemExit:
+    except (*passing, SystemExit):
         raise
     except Exception as exc:
         if os.environ.get("TAMIS_DEBUG"):
@@ -143,16 +146,18 @@ def _guarded(work: Any) -> None:
 
 
 def fail(message: str, code: int = 2) -> None:
-    """``cli_common.fail`` without click: one scrubbed ``error:`` line, exit ``code``."""
+    """One ``error:`` line on stderr, then exit ``code``."""
     from tamis.redact import environment_secrets, scrub
 
+    # Whatever the error, no key of the environment reaches the terminal.
     message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
     echo(f"error: {message}", err=True)
     sys.exit(code)
 
 
 def closed_pipe() -> None:
-    """``cli_common.closed_pipe`` without click: the reader went away, not an error."""
+    """The reader of our output went away (``tamis check | head``): not an error. Stop
+    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
