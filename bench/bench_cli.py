@@ -11,7 +11,10 @@ process (from ``wait4``), measured in the same run as its comparators:
 - ``tamis --help``;
 - ``tamis search --no-extract`` against a 0-delay loopback SearXNG (a query not in the store;
   the store itself exists, made by an untimed call for another query);
-- the cached repeat of that search (same cache, within the TTL).
+- the cached repeat of that search (same cache, within the TTL);
+- the warm path: the same search with ``TAMIS_URL`` naming a running ``tamis serve`` (one
+  worker, started untimed; a new query each run, so the service searches it): the CPU of
+  the CLI process only, the service's own is not counted.
 
 Bytecode: every process runs with a bytecode cache (``PYTHONPYCACHEPREFIX`` in the temporary
 folder, filled by untimed calls first), as an installed tamis has its ``.pyc`` files; an
@@ -34,11 +37,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from loopback import LoopbackServer, Reply  # noqa: E402
+from loopback import LoopbackServer, Reply, free_port  # noqa: E402
 
 FIXTURE = (ROOT / "tests" / "fixtures" / "searxng"
            / "proxmox-thin-pool-metadata-exhaustion-recovery.json")
@@ -73,6 +77,24 @@ def line(label: str, samples: list[tuple[float, float, int]], note: str = "") ->
     return cpu
 
 
+def start_service(tamis: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    """``tamis serve`` on a free loopback port, answering /healthz."""
+    port = free_port()
+    proc = subprocess.Popen([*tamis, "serve", "--port", str(port), "--workers", "1"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2) as reply:
+                if json.loads(reply.read()).get("status") == "ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("tamis serve did not start")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -99,8 +121,12 @@ def main() -> None:
                         *([[sys.executable, str(SEED), "--no-extract", QUERY]]
                           if SEED.exists() else [])):
                 run_once(cmd, warm)  # untimed: writes the .pyc files
+        service, service_url = start_service(tamis, dict(
+            base_env, XDG_CACHE_HOME=str(Path(tmp) / "cache-service")))
+        run_once([*tamis, "search", "--no-extract", "warm up the service"],
+                 dict(base_env, TAMIS_URL=service_url))
         results: dict[str, list[tuple[float, float, int]]] = {
-            k: [] for k in ("pass", "seed", "help", "search", "cached")}
+            k: [] for k in ("pass", "seed", "help", "search", "cached", "remote")}
         for i in range(args.runs):
             env = dict(base_env, XDG_CACHE_HOME=str(Path(tmp) / f"cache{i}"))
             results["pass"].append(run_once([sys.executable, "-c", "pass"], env))
@@ -112,6 +138,11 @@ def main() -> None:
             run_once([*tamis, "search", "--no-extract", "warm up the store"], env)
             results["search"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
             results["cached"].append(run_once([*tamis, "search", "--no-extract", QUERY], env))
+            results["remote"].append(run_once(
+                [*tamis, "search", "--no-extract", f"{QUERY} {i}"],
+                dict(env, TAMIS_URL=service_url)))
+        service.terminate()
+        service.wait(timeout=30)
         print(f"{args.runs} runs each, medians; CPU = user + sys of the process; "
               f"loopback SearXNG {server.url}, 0 delay; bytecode cache "
               + ("as the environment sets it (PYTHONDONTWRITEBYTECODE="
@@ -123,6 +154,8 @@ def main() -> None:
         first = line("tamis search --no-extract (uncached)", results["search"],
                      "   (goal <= 0.250)")
         cached = line("tamis search --no-extract (cached repeat)", results["cached"])
+        line("tamis search via TAMIS_URL (warm serve)", results["remote"],
+             "   (CLI process only)")
         print(f"cached / uncached CPU: {cached / first:.2f}x (goal <= 0.5x);"
               f" --help over bare python: +{help_cpu - bare:.3f} s"
               + (f"; search / seed script: {first / seed:.2f}x" if seed else

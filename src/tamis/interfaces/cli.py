@@ -18,7 +18,6 @@ from tamis.interfaces.cli_common import (
     closed_pipe,
     config_option,
     fail,
-    failure_message,
     friendly_errors,
 )
 from tamis.interfaces.lazy import LazyGroup
@@ -77,48 +76,12 @@ def cli() -> None:
 def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
            max_results: int | None, **params: Any) -> None:
     """Search QUERY and print the cleaned, ranked results."""
-    from tamis.interfaces import cli_cache
+    from tamis.interfaces.cli_search import run
 
     given = {k: v for k, v in params.items() if v is not None}
     if max_results is not None:
         given["max_results"] = max_results
-    found = cli_cache.lookup(config_path, {**given, "query": query.strip()}, {
-        "extract": not no_extract, "explain": explain, "max_results": None, "budget": None})
-    if found.answer is not None:  # a repeat: the search core is not even imported
-        from tamis.interfaces.render import answer_json, response_markdown
-
-        if fmt == "json":
-            click.echo(answer_json(found.answer))
-        else:
-            from tamis.models import SearchResponse
-
-            click.echo(response_markdown(SearchResponse.model_validate(found.answer)), nl=False)
-        sys.exit({"ok": 0, "no_results": 1}.get(found.answer.get("status"), 2))
-
-    import asyncio
-
-    from tamis.core import Tamis
-    from tamis.interfaces.render import response_json, response_markdown
-    from tamis.models import SearchRequest
-
-    request = SearchRequest(query=query, **given)
-
-    async def run() -> Any:
-        from tamis.settings import load_config
-
-        config = load_config(config_path, snapshots=cli_cache.snapshot_store(found)).config
-        async with Tamis(config, store=cli_cache.store_for(found, config)) as layer:
-            cli_cache.known_hash(layer, found)
-            answer = await layer.search(request, extract=not no_extract, explain=explain)
-            cli_cache.remember(layer, found.fingerprint)
-            return answer
-
-    response = asyncio.run(run())
-    click.echo(response_json(response) if fmt == "json" else response_markdown(response),
-               nl=fmt == "json")
-    if response.status == "failed":
-        click.echo(f"error: {failure_message(response)}", err=True)
-    sys.exit(response.exit_code)
+    run(query, config_path, no_extract, explain, fmt, given, click.echo)
 
 
 @cli.command("explain-url")

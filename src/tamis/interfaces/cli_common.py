@@ -8,25 +8,15 @@ form no import circle.
 from __future__ import annotations
 
 import functools
-import os
-import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from tamis.failure import failure_reason as failure_message  # noqa: F401  (the commands')
+from tamis.interfaces.cli_quick import closed_pipe, fail, guarded  # noqa: F401  (the commands')
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def fail(message: str, code: int = 2) -> None:
-    from tamis.redact import environment_secrets, scrub
-
-    # Whatever the error, no key of the environment reaches the terminal.
-    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
 
 
 def friendly_errors(func: F) -> F:
@@ -34,38 +24,10 @@ def friendly_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from tamis.errors import TamisError
-
-        try:
-            try:
-                return func(*args, **kwargs)
-            finally:
-                sys.stdout.flush()  # a closed pipe shows here, where it is handled
-        except TamisError as exc:
-            fail(str(exc), exc.exit_code)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-        except BrokenPipeError:
-            closed_pipe()
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
-        except Exception as exc:
-            if os.environ.get("TAMIS_DEBUG"):
-                raise
-            fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
+        return guarded(lambda: func(*args, **kwargs),
+                       (click.exceptions.Exit, click.ClickException))
 
     return wrapper  # type: ignore[return-value]
-
-
-def closed_pipe() -> None:
-    """The reader of our output went away (``tamis check | head``): not an error. Stop
-    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sys.exit(0)
 
 
 config_option = click.option(

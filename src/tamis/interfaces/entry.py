@@ -1,5 +1,6 @@
 """The ``tamis`` console script: answers ``tamis --help``, ``-h`` and ``--version`` without
-importing click (about two thirds of their CPU), everything else through the click CLI.
+importing click (about two thirds of their CPU), everything else through the click CLI; and
+``tamis search`` with plain arguments without click too (``cli_quick``).
 
 The top-level help is click's own rendering, saved in ``cli_help.txt`` beside this file
 (``python -m tamis.interfaces.entry --write-help`` writes it again; a test checks that it is
@@ -53,6 +54,10 @@ def main() -> None:
         sys.stdout.write(answer)
         sys.stdout.flush()
         return
+    if sys.argv[1:2] == ["search"]:
+        from tamis.interfaces.cli_quick import main as quick_search
+
+        quick_search(sys.argv[2:])  # exits, unless the arguments need click to read them
     from tamis.interfaces.cli import main as cli_main
 
     cli_main()
