@@ -38,7 +38,10 @@ def engine_order(candidates: list[Candidate], first: int | None = None) -> list[
     the first so many (what ``sorted(...)[:first]`` gives, without sorting them all)."""
     if first is None:
         return sorted(candidates, key=_engine_rank)
-    return heapq.nsmallest(first, candidates, key=_engine_rank)
+    # nsmallest(first, candidates, key=_engine_rank), the keys made without a call each
+    ranks = [(min(c.positions.values()) if c.positions else 10**6, -len(c.positions), c.key,
+              i) for i, c in enumerate(candidates)]
+    return [candidates[r[3]] for r in heapq.nsmallest(first, ranks)]
 
 
 def judge_candidate(candidate: Candidate, rules: Rules, query: str,

@@ -205,9 +205,11 @@ class Rules:
 
     def non_answer(self, host: str, facts: HostFacts, segments: list[str], query: str,
                    named: bool, preferred: str | None, lifted: Lifted = NOTHING_LIFTED,
-                   titled: bool = True) -> tuple[str | None, str | None]:
+                   titled: bool = True, subject: str | None = None
+                   ) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it).
 
+        ``subject``: the segments as one path (``PatternSet.first_match``), when known.
         ``titled``: the result's title carries a query word (or no title is known). An intent
         keeps a homepage (``host_root``) only when the query names its site or its title
         carries the query's words: the homepage of a site nothing links to the query is the
@@ -222,7 +224,7 @@ class Rules:
             if not named and not (lifted.host_root and titled):
                 return ROOT_REASON, None
             kept_by = kept_by or ("query names the site" if named else "host_root")
-        pattern = self.path_patterns.first_match(segments, bool(query))
+        pattern = self.path_patterns.first_match(segments, bool(query), subject=subject)
         if pattern is not None:
             if pattern.text not in lifted.path_patterns:
                 return f"path_pattern:{pattern.text}", None
@@ -248,13 +250,13 @@ class Rules:
                 and not preferred and not named and not lifted.host_root)
 
     def source_type(self, facts: HostFacts, segments: list[str], query: str, demoted: bool,
-                    preferred: str | None) -> SourceType:
+                    preferred: str | None, subject: str | None = None) -> SourceType:
         """The first type (in ``type_rules`` order) its host or its path is."""
         if demoted:
             return "content-farm"
         first = facts.first_kind
         if first:
-            pattern = self.type_paths.first_match(segments, bool(query))
+            pattern = self.type_paths.first_match(segments, bool(query), subject=subject)
             if pattern is not None:
                 first = min(first, self._type_of[id(pattern)])
         if first < len(self.type_rules):
@@ -271,11 +273,12 @@ class Rules:
         facts = self.host_facts(host)
         preferred = facts.preferred
         segments = path_segments(path)
+        subject = "/" + "/".join(segments) if segments else None  # read by both path sets
         # only a homepage needs its title read (the host_root exception)
         titled = (title is None or bool(query) or bool(segments)
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
-                                        lifted, titled)
+                                        lifted, titled, subject)
         if drop is None and self.placeholders.match(title, host, registrable_domain(host)):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
@@ -286,7 +289,7 @@ class Rules:
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
-        kind = self.source_type(facts, segments, query, bool(demoted), preferred)
+        kind = self.source_type(facts, segments, query, bool(demoted), preferred, subject)
         return _verdict(drop, demoted, preferred, kind, named, match > 0, lifted.prefer, kept_by)
 
 
