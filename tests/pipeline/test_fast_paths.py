@@ -169,3 +169,31 @@ def test_tracking_names_match_as_one_regex_of_their_globs(patterns: list[str],
 
     union = "|".join(fnmatch.translate(p.lower()) for p in patterns) or "(?!)"
     assert _is_tracking(name, tuple(patterns)) == bool(re.match(union, name.lower()))
+
+
+def plain_clean_text(text: str, cap: int | None = None) -> str:
+    import html
+    import re
+
+    tag = re.compile(r"<[^>]{0,2000}>")
+    if not text:
+        return ""
+    if "<" in text or "&" in text:
+        text = tag.sub(" ", html.unescape(tag.sub(" ", text)))
+    text = " ".join(text.split())
+    if cap is not None and len(text) > cap:
+        cut = text[: cap - 1]
+        space = cut.rfind(" ")
+        if space > cap // 2:
+            cut = cut[:space]
+        text = cut.rstrip(" ,;:.-") + "…"
+    return text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" a\t\n\xa0\u2028\u3000\x1c\x00<>&;b.é", max_size=24),
+       st.one_of(st.none(), st.integers(1, 20)))
+def test_clean_text_skips_only_what_would_not_change(text: str, cap: int | None) -> None:
+    from tamis.text import clean_text
+
+    assert clean_text(text, cap) == plain_clean_text(text, cap)

@@ -102,9 +102,13 @@ def merge(
     (or is an engine's paid ad click, ``ad_click``).
     """
     tracking = tuple(p.lower() for p in tracking_params)
-    pages: dict[str, _Seen | list[_Seen]] = {}  # every hit of each page, by dedupe key
+    # every hit of each page, by dedupe key: its index, or the list of them (a page seen
+    # more than once); hits[index - 1] and cleaned[index] are the hit and its URL
+    pages: dict[str, int | list[int]] = {}
+    cleaned: dict[int, CleanURL] = {}
     invalid: list[Dropped] = []
-    for index, (hit, order, weight) in enumerate(hits, start=1):
+    for index, entry in enumerate(hits, start=1):
+        hit = entry[0]
         try:
             clean = clean_url(hit.url, tracking, unwrapper)
         except InvalidURL as exc:
@@ -117,17 +121,25 @@ def merge(
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
+        cleaned[index] = clean
         key = clean.key
         seen = pages.get(key)
-        if seen is None:  # a page seen once is its one hit, not a list of it
-            pages[key] = (hit, clean, index, order, weight)
-        elif type(seen) is tuple:
-            pages[key] = [seen, (hit, clean, index, order, weight)]
+        if seen is None:  # a page seen once is its one index, not a list of it
+            pages[key] = index
+        elif type(seen) is int:
+            pages[key] = [seen, index]
         else:
-            seen.append((hit, clean, index, order, weight))
+            seen.append(index)
     # pages are in first-seen order (a key's first hit creates it)
-    return [_single(*seen, max_chars) if type(seen) is tuple else _fold(seen, max_chars)
-            for seen in pages.values()], invalid
+    candidates = []
+    for seen in pages.values():
+        if type(seen) is int:
+            hit, order, weight = hits[seen - 1]
+            candidates.append(_single(hit, cleaned[seen], seen, order, weight, max_chars))
+        else:
+            candidates.append(_fold([(hits[i - 1][0], cleaned[i], i, hits[i - 1][1],
+                                      hits[i - 1][2]) for i in seen], max_chars))
+    return candidates, invalid
 
 
 def _fold(seen: list[_Seen], max_chars: int) -> Candidate:

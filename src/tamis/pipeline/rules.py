@@ -33,6 +33,7 @@ ROOT_REASON = "navigational_host_root"
 QUERY_REASON = "search_or_shopping_query"
 AD_REASON = "ad_click"
 PLACEHOLDER_REASON = "placeholder_page"
+MEMO_SIZE = 65536  # hosts (and query, host pairs) remembered by one Rules, at most
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
 
@@ -105,6 +106,7 @@ class HostFacts:
     demoted_by: str | None
     kinds: frozenset[str]  # source types its host rules give
     first_kind: int  # index in Rules.type_rules of the first of them (len: none)
+    domain: str  # its registrable domain
 
 
 class Rules:
@@ -156,18 +158,22 @@ class Rules:
     def host_facts(self, host: str) -> HostFacts:
         facts = self._hosts.get(host)
         if facts is None:
+            if len(self._hosts) >= MEMO_SIZE:  # the service keeps its rules: stay bounded
+                self._hosts.clear()
             kinds = [i for i, (_, rule) in enumerate(self.type_rules) if rule.matches_host(host)]
             facts = self._hosts[host] = HostFacts(
                 host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
                 host_matches(host, self.demote),
                 frozenset(self.type_rules[i][0] for i in kinds),
-                kinds[0] if kinds else len(self.type_rules))
+                kinds[0] if kinds else len(self.type_rules), registrable_domain(host))
         return facts
 
     def site_named(self, query_text: str, host: str) -> int:
         """``site_named``, worked out once per query and host."""
         match = self._named.get((query_text, host))
         if match is None:
+            if len(self._named) >= MEMO_SIZE:
+                self._named.clear()
             match = self._named[(query_text, host)] = site_named(query_text, host)
         return match
 
@@ -279,7 +285,7 @@ class Rules:
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
                                         lifted, titled, subject)
-        if drop is None and self.placeholders.match(title, host, registrable_domain(host)):
+        if drop is None and self.placeholders.match(title, host, facts.domain):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
