@@ -12,6 +12,7 @@ shared and noisy: the minimum of the rounds is printed beside the median).
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import statistics
@@ -89,22 +90,41 @@ def run_pipeline(hits: list[tuple[RawHit, int, float]], query: str, policy: Poli
     return t1 - t0, t2 - t1, t3 - t2
 
 
+class GCPauses:
+    """CPU seconds this thread spent in the cyclic garbage collector (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.thread_time()
+        else:
+            self.seconds += time.thread_time() - self._start
+
+
 def bench_pipeline(n: int = 1000, rounds: int = 30) -> dict[str, list[float]]:
-    """CPU seconds per round: per stage, in all, and wall in all."""
+    """CPU seconds per round: per stage, in all, of it in the garbage collector, and wall."""
     policy = load_config(None).config.policy
     hits = raw_hits(n)
     query = "proxmox thin pool metadata exhaustion recovery"
     registrable_domain("warm.up.example")  # load the bundled suffix list once
     stages: dict[str, list[float]] = {"merge": [], "filter": [], "rank": [], "total": [],
-                                      "wall": []}
+                                      "wall": [], "gc": []}
+    pauses = GCPauses()
+    gc.callbacks.append(pauses)
     for _ in range(rounds):
         cold_caches()  # every round cold
         wall = time.perf_counter()
+        before = pauses.seconds
         merged, filtered, ranked = run_pipeline(hits, query, policy)
         stages["wall"].append(time.perf_counter() - wall)
+        stages["gc"].append(pauses.seconds - before)
         for name, seconds in (("merge", merged), ("filter", filtered), ("rank", ranked),
                               ("total", merged + filtered + ranked)):
             stages[name].append(seconds)
+    gc.callbacks.remove(pauses)
     return stages
 
 
@@ -160,6 +180,8 @@ def main() -> None:
     print(f"  merge {p['merge'] * 1000:.1f} ms, filter {p['filter'] * 1000:.1f} ms,"
           f" rank {p['rank'] * 1000:.1f} ms (CPU median; min {low['merge'] * 1000:.1f},"
           f" {low['filter'] * 1000:.1f}, {low['rank'] * 1000:.1f})")
+    print(f"  of it in the garbage collector: {statistics.mean(stages['gc']) * 1000:.1f} ms"
+          " a round on average (full collections of the whole process's heap included)")
     for query, n, cold, warm in bench_answers():
         print(f"recorded SearXNG answer, {n} hits ({query[:40]}): cold {_ms(cold)},"
               f" warm {_ms(warm)} CPU")

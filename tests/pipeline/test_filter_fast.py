@@ -31,3 +31,17 @@ def test_engine_order_first_is_the_sorted_list_cut(found: list[tuple[str, dict[s
     expected = sorted(candidates, key=_engine_rank)[:first]
     got = engine_order(candidates, first)
     assert [id(c) for c in got] == [id(c) for c in expected]
+
+
+def test_rules_memos_stay_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tamis.pipeline import rules as rules_module
+    from tamis.pipeline.rules import Rules
+    from tamis.settings import load_config
+
+    monkeypatch.setattr(rules_module, "MEMO_SIZE", 8)
+    rules = Rules(load_config(None).config.policy)
+    first = rules.judge("a0.example", "/x", "", "some query")
+    for i in range(40):  # the service keeps one Rules for every search it answers
+        rules.judge(f"a{i}.example", "/x", "", f"query {i}")
+    assert len(rules._hosts) <= 8 and len(rules._named) <= 8
+    assert rules.judge("a0.example", "/x", "", "some query") == first  # same answer after
