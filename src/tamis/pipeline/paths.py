@@ -149,9 +149,13 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
     return lambda segment: regex.match(segment) is not None
 
 
-@lru_cache(maxsize=65536)
-def path_segments(path: str) -> list[str]:
+def split_path(path: str) -> list[str]:
     """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
     if "%" not in path:  # nothing to decode: lower-case once
         return [s for s in path.lower().split("/") if s]
     return [unquote(s).lower() for s in path.split("/") if s]
+
+
+# ``split_path``, remembered (the judge of every result splits its own path, once: a memo
+# there costs more than it saves, and gives the garbage collector two objects a path)
+path_segments = lru_cache(maxsize=65536)(split_path)

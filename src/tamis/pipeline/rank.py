@@ -197,11 +197,20 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     multi_bonus: dict[int, float] = {}
     engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
     ranked = []
+    rounded: dict[float, float] = {}
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
-        engine = round(engine_weight * engine_evidence(c), 4)  # _r, one call less
-        rel = round(relevance_weight * r / rmax, 4)
+        # _r of values most results share (positions repeat; most relevances are 0): each
+        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
+        x = engine_weight * engine_evidence(c)
+        engine = rounded.get(x) if x else None
+        if engine is None:
+            engine = rounded[x] = round(x, 4)
+        x = relevance_weight * r / rmax
+        rel = rounded.get(x) if x else None
+        if rel is None:
+            rel = rounded[x] = round(x, 4)
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
         others = max(0, len(c.engines) - 1)
         multi = multi_bonus.get(others)

@@ -20,7 +20,7 @@ from tamis.pipeline.intent import (
     query_words,
     shares_word,
 )
-from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
+from tamis.pipeline.paths import PathPattern, PatternSet, path_segments, split_path
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
@@ -278,7 +278,7 @@ class Rules:
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
-        segments = path_segments(path)
+        segments = split_path(path)
         subject = "/" + "/".join(segments) if segments else None  # read by both path sets
         # only a homepage needs its title read (the host_root exception)
         titled = (title is None or bool(query) or bool(segments)
