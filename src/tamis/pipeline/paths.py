@@ -97,7 +97,7 @@ class PatternSet:
         # quicker regex matching where any of them matches (the patterns at any depth share
         # one walk down the path), so a path no pattern takes (most) is read once.
         self.compiled: dict[bool, tuple[re.Pattern[str], list[PathPattern],
-                                        Callable[[str], object]]] | None = None
+                                        Callable[[str], object], _Needs | None]] | None = None
         if exact:
             self.compiled = {}
             for has_query in (False, True):
@@ -105,7 +105,8 @@ class PatternSet:
                           if r is not None and (has_query or not p.needs_query)]
                 body = "|".join(f"({r})" for _, r in chosen) or "(?!)"
                 self.compiled[has_query] = (re.compile(body), [p for p, _ in chosen],
-                                            _any_of([r for _, r in chosen]))
+                                            _any_of([r for _, r in chosen]),
+                                            _needs([p for p, _ in chosen]))
 
     def first_match(self, segments: list[str], has_query: bool,
                     skip: frozenset[str] = frozenset(),
@@ -117,8 +118,16 @@ class PatternSet:
             if subject is None:
                 subject = "/" + "/".join(segments)
             if subject.count("/") == len(segments):  # no segment holds a '/' (%2F)
-                regex, chosen, maybe = self.compiled[has_query]
-                if maybe(subject) is None:
+                regex, chosen, maybe, needs = self.compiled[has_query]
+                if needs is not None:
+                    literals, heads = needs
+                    if literals.isdisjoint(segments):  # no pattern's literal segment here
+                        for head in heads:
+                            if head in subject:
+                                break
+                        else:  # nor any segment one of the glob segments can match
+                            return None
+                elif maybe(subject) is None:
                     return None
                 found = regex.match(subject)
                 return chosen[found.lastindex - 1] if found and found.lastindex else None
@@ -126,6 +135,29 @@ class PatternSet:
             if pattern.text not in skip and pattern.matches(segments, has_query):
                 return pattern
         return None
+
+
+_Needs = tuple[frozenset[str], tuple[str, ...]]
+
+
+def _needs(patterns: list[PathPattern]) -> _Needs | None:
+    """What a path must hold for one of ``patterns`` to match it: one of their literal
+    segments, or (a pattern of globs only) ``/`` + the literal start of a glob segment
+    somewhere; None when some pattern needs nothing of the kind (``**/*.php``)."""
+    literals: set[str] = set()
+    heads: set[str] = set()
+    for pattern in patterns:
+        if not pattern.segments:
+            return None
+        literal = next((s for s in pattern.segments if _is_literal(s)), None)
+        if literal is not None:
+            literals.add(literal)
+            continue
+        head = max((re.split(r"[*?\[]", s, maxsplit=1)[0] for s in pattern.segments), key=len)
+        if not head:
+            return None
+        heads.add("/" + head)
+    return frozenset(literals), tuple(sorted(heads))
 
 
 def _any_of(regexes: list[str]) -> Callable[[str], object]:
