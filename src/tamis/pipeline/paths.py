@@ -184,7 +184,14 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
 def split_path(path: str) -> list[str]:
     """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
     if "%" not in path:  # nothing to decode: lower-case once
-        return [s for s in path.lower().split("/") if s]
+        parts = path.lower().split("/")
+        if "//" in path:
+            return [s for s in parts if s]
+        if not parts[0]:  # without '//', only the first and the last can be empty
+            del parts[0]
+        if parts and not parts[-1]:
+            parts.pop()
+        return parts
     return [unquote(s).lower() for s in path.split("/") if s]
 
 
