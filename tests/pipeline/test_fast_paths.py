@@ -99,3 +99,101 @@ def test_may_wrap_is_false_only_where_no_wrapper_rule_takes_the_host(host: str) 
     unwrapper = default_unwrapper()
     if not unwrapper.may_wrap(host):
         assert not any(rule.host_ok(host) for rule in unwrapper.rules)
+
+
+def _cleaned(clean, raw: str):  # type: ignore[no-untyped-def]
+    from tamis.pipeline.urls import CleanURL
+
+    try:
+        out = clean(raw)
+    except InvalidURL as exc:
+        return f"invalid: {exc}"
+    assert isinstance(out, CleanURL)
+    return out
+
+
+wrapped = st.builds(lambda head, rest: head + rest,
+                    st.sampled_from(["https://www.bing.com/ck/a?u=", "https://www.google.de/url?q=",
+                                     "https://www.reddit.com/out?url=", "https://Www.Reddit.com/r/",
+                                     "http://l.facebook.com/l.php?u=", "https://a.b.EXAMPLE.org",
+                                     "https://www.youtube.com/redirect?q=", "https://.../"]),
+                    url_chars)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(urls, wrapped))
+def test_the_fast_clean_url_is_the_general_one(raw: str) -> None:
+    from tamis.pipeline.unwrap import default_unwrapper
+    from tamis.pipeline.urls import _checked, _clean_general, clean_url
+
+    tracking = ("utm_*", "fbclid", "ref")
+    general = _cleaned(lambda r: _clean_general(_checked(r), tracking, default_unwrapper()),
+                       raw)
+    assert _cleaned(lambda r: clean_url(r, tracking), raw) == general
+
+
+paths = st.one_of(st.sampled_from(["", "/", "/out", "/ck/a", "/l.php", "/url", "/aclk"]),
+                  st.builds(lambda a, b: a + b, st.sampled_from(["/", "/ck/", "/r/", "/l"]),
+                            st.text(alphabet="a/.l?ckout", max_size=8)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(hosts, paths)
+def test_may_wrap_at_is_false_only_where_no_rule_takes_host_and_path(host: str,
+                                                                     path: str) -> None:
+    from tamis.pipeline.unwrap import default_unwrapper
+
+    unwrapper = default_unwrapper()
+    takes = any(rule.host_ok(host) and rule.path_ok(path) for rule in unwrapper.rules)
+    assert unwrapper.may_wrap_at(host, path) == takes
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(alphabet="/a.%7E~-_ \n:@+", max_size=12),
+                 st.builds(lambda p: "/" + p, st.text(alphabet="/aZ.%2f~-_:", max_size=12))))
+def test_key_path_fast_path_is_the_normalisation(path: str) -> None:
+    from tamis.pipeline.urls import _key_path, _normalised_path
+
+    assert _key_path(path) == _normalised_path(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab_*?[]!.", max_size=5), max_size=5),
+       st.text(alphabet="AB_ab.[]!", max_size=6))
+def test_tracking_names_match_as_one_regex_of_their_globs(patterns: list[str],
+                                                          name: str) -> None:
+    import fnmatch
+    import re
+
+    from tamis.pipeline.urls import _is_tracking
+
+    union = "|".join(fnmatch.translate(p.lower()) for p in patterns) or "(?!)"
+    assert _is_tracking(name, tuple(patterns)) == bool(re.match(union, name.lower()))
+
+
+def plain_clean_text(text: str, cap: int | None = None) -> str:
+    import html
+    import re
+
+    tag = re.compile(r"<[^>]{0,2000}>")
+    if not text:
+        return ""
+    if "<" in text or "&" in text:
+        text = tag.sub(" ", html.unescape(tag.sub(" ", text)))
+    text = " ".join(text.split())
+    if cap is not None and len(text) > cap:
+        cut = text[: cap - 1]
+        space = cut.rfind(" ")
+        if space > cap // 2:
+            cut = cut[:space]
+        text = cut.rstrip(" ,;:.-") + "…"
+    return text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" a\t\n\xa0\u2028\u3000\x1c\x00<>&;b.é", max_size=24),
+       st.one_of(st.none(), st.integers(1, 20)))
+def test_clean_text_skips_only_what_would_not_change(text: str, cap: int | None) -> None:
+    from tamis.text import clean_text
+
+    assert clean_text(text, cap) == plain_clean_text(text, cap)

@@ -84,3 +84,13 @@ def test_path_segments_decode_then_lower_every_segment(path: str) -> None:
 
     path_segments.cache_clear()
     assert path_segments(path) == [unquote(s).lower() for s in path.split("/") if s]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="/aB%2f.é", max_size=12))
+def test_split_path_is_its_definition(path: str) -> None:
+    from urllib.parse import unquote
+
+    from tamis.pipeline.paths import split_path
+
+    assert split_path(path) == [unquote(s).lower() for s in path.split("/") if s]

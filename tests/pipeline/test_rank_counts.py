@@ -48,7 +48,7 @@ def plain_bm25(terms: list[str], docs: list[tuple[int, Counter[str]]], k1: float
     return scores
 
 
-text = st.text(alphabet="ab c_-.ÉéßİΣ1…\n", max_size=40)
+text = st.text(alphabet="ab c_-.ÉéßİΣ1…\nAZK", max_size=40)  # K: the Kelvin sign
 query = st.text(alphabet="ab cÉé1ß", max_size=12)
 
 
@@ -73,3 +73,5 @@ def test_engine_evidence_is_the_sum_of_decays(positions: dict[str, int]) -> None
     for label in sorted(positions):
         plain += c.weights.get(label.split(":", 1)[0], 1.0) * decay(positions[label])
     assert engine_evidence(c) == plain
+    backwards = candidate("t", positions=dict(sorted(positions.items(), reverse=True)))
+    assert engine_evidence(backwards) == plain  # summed in label order whatever the dict's

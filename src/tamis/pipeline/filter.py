@@ -38,7 +38,15 @@ def engine_order(candidates: list[Candidate], first: int | None = None) -> list[
     the first so many (what ``sorted(...)[:first]`` gives, without sorting them all)."""
     if first is None:
         return sorted(candidates, key=_engine_rank)
-    return heapq.nsmallest(first, candidates, key=_engine_rank)
+    # nsmallest(first, candidates, key=_engine_rank): whole keys only for the candidates
+    # whose best position can be among the first (no better than the first-th best)
+    best = [min(c.positions.values()) if c.positions else 10**6 for c in candidates]
+    if first <= 0 or not best:
+        return []
+    cut = heapq.nsmallest(first, best)[-1]
+    ranks = [(b, -len(c.positions), c.key, i)
+             for i, (c, b) in enumerate(zip(candidates, best, strict=True)) if b <= cut]
+    return [candidates[r[3]] for r in heapq.nsmallest(first, ranks)]
 
 
 def judge_candidate(candidate: Candidate, rules: Rules, query: str,

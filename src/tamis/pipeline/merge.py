@@ -102,9 +102,13 @@ def merge(
     (or is an engine's paid ad click, ``ad_click``).
     """
     tracking = tuple(p.lower() for p in tracking_params)
-    pages: dict[str, list[_Seen]] = {}  # every hit of each page, by dedupe key
+    # every hit of each page, by dedupe key: its index, or the list of them (a page seen
+    # more than once); hits[index - 1] and cleaned[index] are the hit and its URL
+    pages: dict[str, int | list[int]] = {}
+    cleaned: dict[int, CleanURL] = {}
     invalid: list[Dropped] = []
-    for index, (hit, order, weight) in enumerate(hits, start=1):
+    for index, entry in enumerate(hits, start=1):
+        hit = entry[0]
         try:
             clean = clean_url(hit.url, tracking, unwrapper)
         except InvalidURL as exc:
@@ -117,14 +121,25 @@ def merge(
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        seen = pages.get(clean.key)
-        if seen is None:
-            pages[clean.key] = [(hit, clean, index, order, weight)]
+        cleaned[index] = clean
+        key = clean.key
+        seen = pages.get(key)
+        if seen is None:  # a page seen once is its one index, not a list of it
+            pages[key] = index
+        elif type(seen) is int:
+            pages[key] = [seen, index]
         else:
-            seen.append((hit, clean, index, order, weight))
+            seen.append(index)
     # pages are in first-seen order (a key's first hit creates it)
-    return [_single(*seen[0], max_chars) if len(seen) == 1 else _fold(seen, max_chars)
-            for seen in pages.values()], invalid
+    candidates = []
+    for seen in pages.values():
+        if type(seen) is int:
+            hit, order, weight = hits[seen - 1]
+            candidates.append(_single(hit, cleaned[seen], seen, order, weight, max_chars))
+        else:
+            candidates.append(_fold([(hits[i - 1][0], cleaned[i], i, hits[i - 1][1],
+                                      hits[i - 1][2]) for i in seen], max_chars))
+    return candidates, invalid
 
 
 def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
@@ -137,12 +152,18 @@ def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
 def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
             max_chars: int) -> Candidate:
     """``_fold`` of a page seen once (most pages), without the sets."""
-    positions = dict(_pairs(hit))
-    if len(positions) < len(hit.engines):  # a label twice: its best position
-        positions = {}
-        for label, pos in _pairs(hit):
-            positions[label] = min(pos, positions.get(label, pos))
-    positions = dict(sorted(positions.items()))
+    engines, found = hit.engines, hit.positions
+    if len(engines) == 1 and len(found) == 1:  # one engine (most hits): nothing to sort
+        positions = {engines[0]: found[0]}
+        best = found[0]
+    else:
+        positions = dict(_pairs(hit))
+        if len(positions) < len(engines):  # a label twice: its best position
+            positions = {}
+            for label, pos in _pairs(hit):
+                positions[label] = min(pos, positions.get(label, pos))
+        positions = dict(sorted(positions.items()))
+        best = min(found) if found else index
     host = clean.host
     return Candidate(  # positional (the field order of Candidate): twice as fast as keywords
         clean.key,  # key
@@ -155,7 +176,7 @@ def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
         clean.query,  # query
         list(positions),  # engines (sorted)
         positions,  # positions
-        {hit.line: min(hit.positions) if hit.positions else index},  # lines
+        {hit.line: best},  # lines
         [order],  # line_orders
         {hit.line: weight},  # weights
         index,  # first_seen

@@ -72,8 +72,11 @@ class PathPattern:
         if not self.segments or any("[" in s for s in self.segments):
             return None
         body = "".join("/" + _segment_regex(s) for s in self.segments)
-        head = "(?:/[^/]++)*?" if self.anywhere else ""  # whole segments before, fewest first
+        head = _ANY_DEPTH if self.anywhere else ""
         return head + body + ("(?=/)" if self.needs_child else "(?=/|\\Z)")
+
+
+_ANY_DEPTH = "(?:/[^/]++)*?"  # whole segments before, fewest first
 
 
 def _segment_regex(glob: str) -> str:
@@ -90,30 +93,81 @@ class PatternSet:
         regexes = [p.regex() for p in patterns]
         exact = all(r is not None or not p.segments for p, r in zip(patterns, regexes,
                                                                     strict=True))
-        # One alternation per has_query, and which pattern each alternative is.
-        self.compiled: dict[bool, tuple[re.Pattern[str], list[PathPattern]]] | None = None
+        # One alternation per has_query, and which pattern each alternative is; and a
+        # quicker regex matching where any of them matches (the patterns at any depth share
+        # one walk down the path), so a path no pattern takes (most) is read once.
+        self.compiled: dict[bool, tuple[re.Pattern[str], list[PathPattern],
+                                        Callable[[str], object], _Needs | None]] | None = None
         if exact:
             self.compiled = {}
             for has_query in (False, True):
                 chosen = [(p, r) for p, r in zip(patterns, regexes, strict=True)
                           if r is not None and (has_query or not p.needs_query)]
                 body = "|".join(f"({r})" for _, r in chosen) or "(?!)"
-                self.compiled[has_query] = (re.compile(body), [p for p, _ in chosen])
+                self.compiled[has_query] = (re.compile(body), [p for p, _ in chosen],
+                                            _any_of([r for _, r in chosen]),
+                                            _needs([p for p, _ in chosen]))
 
     def first_match(self, segments: list[str], has_query: bool,
-                    skip: frozenset[str] = frozenset()) -> PathPattern | None:
+                    skip: frozenset[str] = frozenset(),
+                    subject: str | None = None) -> PathPattern | None:
+        """``subject``: ``"/" + "/".join(segments)``, when the caller has it."""
         if not self.patterns or not segments:
             return None
         if self.compiled is not None and not skip:
-            subject = "/" + "/".join(segments)
+            if subject is None:
+                subject = "/" + "/".join(segments)
             if subject.count("/") == len(segments):  # no segment holds a '/' (%2F)
-                regex, chosen = self.compiled[has_query]
+                regex, chosen, maybe, needs = self.compiled[has_query]
+                if needs is not None:
+                    literals, heads = needs
+                    if literals.isdisjoint(segments):  # no pattern's literal segment here
+                        for head in heads:
+                            if head in subject:
+                                break
+                        else:  # nor any segment one of the glob segments can match
+                            return None
+                elif maybe(subject) is None:
+                    return None
                 found = regex.match(subject)
                 return chosen[found.lastindex - 1] if found and found.lastindex else None
         for pattern in self.patterns:
             if pattern.text not in skip and pattern.matches(segments, has_query):
                 return pattern
         return None
+
+
+_Needs = tuple[frozenset[str], tuple[str, ...]]
+
+
+def _needs(patterns: list[PathPattern]) -> _Needs | None:
+    """What a path must hold for one of ``patterns`` to match it: one of their literal
+    segments, or (a pattern of globs only) ``/`` + the literal start of a glob segment
+    somewhere; None when some pattern needs nothing of the kind (``**/*.php``)."""
+    literals: set[str] = set()
+    heads: set[str] = set()
+    for pattern in patterns:
+        if not pattern.segments:
+            return None
+        literal = next((s for s in pattern.segments if _is_literal(s)), None)
+        if literal is not None:
+            literals.add(literal)
+            continue
+        head = max((re.split(r"[*?\[]", s, maxsplit=1)[0] for s in pattern.segments), key=len)
+        if not head:
+            return None
+        heads.add("/" + head)
+    return frozenset(literals), tuple(sorted(heads))
+
+
+def _any_of(regexes: list[str]) -> Callable[[str], object]:
+    """``match`` of a regex that matches a path where one of ``regexes`` (``regex()``s)
+    does: the anchored ones as one group, those at any depth behind one shared head."""
+    anchored = [r for r in regexes if not r.startswith(_ANY_DEPTH)]
+    deep = [r[len(_ANY_DEPTH):] for r in regexes if r.startswith(_ANY_DEPTH)]
+    parts = ([f"(?:{'|'.join(anchored)})"] if anchored else []) + (
+        [f"{_ANY_DEPTH}(?:{'|'.join(deep)})"] if deep else [])
+    return re.compile("|".join(parts) or "(?!)").match
 
 
 def _is_literal(glob: str) -> bool:
@@ -127,9 +181,20 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
     return lambda segment: regex.match(segment) is not None
 
 
-@lru_cache(maxsize=65536)
-def path_segments(path: str) -> list[str]:
+def split_path(path: str) -> list[str]:
     """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
     if "%" not in path:  # nothing to decode: lower-case once
-        return [s for s in path.lower().split("/") if s]
+        parts = path.lower().split("/")
+        if "//" in path:
+            return [s for s in parts if s]
+        if not parts[0]:  # without '//', only the first and the last can be empty
+            del parts[0]
+        if parts and not parts[-1]:
+            parts.pop()
+        return parts
     return [unquote(s).lower() for s in path.split("/") if s]
+
+
+# ``split_path``, remembered (the judge of every result splits its own path, once: a memo
+# there costs more than it saves, and gives the garbage collector two objects a path)
+path_segments = lru_cache(maxsize=65536)(split_path)

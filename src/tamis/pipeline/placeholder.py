@@ -37,7 +37,8 @@ class PlaceholderTitles:
             return None
         # titles from the merge are clean (one space between words); explain-url's may not be
         text = title if title.isprintable() and "  " not in title else " ".join(title.split())
-        if not any(maybe(text) for maybe in self._unions):
+        anchored, searched = self._unions
+        if anchored(text) is None and searched(text) is None:
             return None
         for pattern in self.patterns:
             found = placeholder_regex(pattern).search(text)

@@ -89,9 +89,10 @@ _DECAYS = tuple(decay(p) for p in range(101))  # decay(0..100), looked up per (e
 
 
 def engine_evidence(candidate: Candidate) -> float:
+    """The sum over its labels, in label order (two terms add the same either way round)."""
     total = 0.0
     positions, weights = candidate.positions, candidate.weights
-    for label in sorted(positions):
+    for label in positions if len(positions) <= 2 else sorted(positions):
         position = positions[label]
         total += weights.get(label.partition(":")[0], 1.0) * (
             _DECAYS[position] if 0 <= position <= 100 else decay(position))
@@ -152,8 +153,10 @@ def front_page(c: Candidate) -> bool:
     return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
 
 
-# In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space.
-_ASCII_SPACES = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+# In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space;
+# upper case becomes lower (what ``fold`` does to ASCII), in the same pass.
+_ASCII_SPACES = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
+                      for c in range(256))
 
 
 class _Terms:
@@ -166,12 +169,12 @@ class _Terms:
 
     def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
         """Title, snippet and URL words: their number, and the counts of the query's terms."""
-        text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
-        if text.isascii():  # the words _WORD finds, split as bytes (several times faster)
+        text = f"{c.title} {c.snippet} {c.host} {c.path}"
+        if text.isascii():  # the words _WORD finds in fold(text), split as bytes (faster)
             found = text.encode("ascii").translate(_ASCII_SPACES).split()
             common = self.ascii_words.intersection(found)
             return len(found), {self.ascii[t]: found.count(t) for t in common} if common else {}
-        words = _WORD.findall(text)
+        words = _WORD.findall(fold(text))
         return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 
 
@@ -194,11 +197,20 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     multi_bonus: dict[int, float] = {}
     engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
     ranked = []
+    rounded: dict[float, float] = {}
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
-        engine = _r(engine_weight * engine_evidence(c))
-        rel = _r(relevance_weight * r / rmax)
+        # _r of values most results share (positions repeat; most relevances are 0): each
+        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
+        x = engine_weight * engine_evidence(c)
+        engine = rounded.get(x) if x else None
+        if engine is None:
+            engine = rounded[x] = round(x, 4)
+        x = relevance_weight * r / rmax
+        rel = rounded.get(x) if x else None
+        if rel is None:
+            rel = rounded[x] = round(x, 4)
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
         others = max(0, len(c.engines) - 1)
         multi = multi_bonus.get(others)
@@ -207,7 +219,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         named = named_bonus if v.named and front_page(c) and len(named_sites) == 1 else 0.0
         off = off_topic if guard and r == 0 and not v.named else 0.0
         demote = demote_penalty if v.demoted else 0.0
-        total = _r(engine + rel + prefer + multi + named + off + demote)
+        total = round(engine + rel + prefer + multi + named + off + demote, 4)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
                min(c.positions.values()) if c.positions else 0, c.key)

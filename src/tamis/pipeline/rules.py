@@ -20,7 +20,7 @@ from tamis.pipeline.intent import (
     query_words,
     shares_word,
 )
-from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
+from tamis.pipeline.paths import PathPattern, PatternSet, path_segments, split_path
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.policy.schema import IntentExceptions, Policy
@@ -33,6 +33,7 @@ ROOT_REASON = "navigational_host_root"
 QUERY_REASON = "search_or_shopping_query"
 AD_REASON = "ad_click"
 PLACEHOLDER_REASON = "placeholder_page"
+MEMO_SIZE = 65536  # hosts (and query, host pairs) remembered by one Rules, at most
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
 
@@ -105,6 +106,7 @@ class HostFacts:
     demoted_by: str | None
     kinds: frozenset[str]  # source types its host rules give
     first_kind: int  # index in Rules.type_rules of the first of them (len: none)
+    domain: str  # its registrable domain
 
 
 class Rules:
@@ -156,18 +158,22 @@ class Rules:
     def host_facts(self, host: str) -> HostFacts:
         facts = self._hosts.get(host)
         if facts is None:
+            if len(self._hosts) >= MEMO_SIZE:  # the service keeps its rules: stay bounded
+                self._hosts.clear()
             kinds = [i for i, (_, rule) in enumerate(self.type_rules) if rule.matches_host(host)]
             facts = self._hosts[host] = HostFacts(
                 host_matches(host, self.non_answer_hosts), host_matches(host, self.prefer),
                 host_matches(host, self.demote),
                 frozenset(self.type_rules[i][0] for i in kinds),
-                kinds[0] if kinds else len(self.type_rules))
+                kinds[0] if kinds else len(self.type_rules), registrable_domain(host))
         return facts
 
     def site_named(self, query_text: str, host: str) -> int:
         """``site_named``, worked out once per query and host."""
         match = self._named.get((query_text, host))
         if match is None:
+            if len(self._named) >= MEMO_SIZE:
+                self._named.clear()
             match = self._named[(query_text, host)] = site_named(query_text, host)
         return match
 
@@ -205,9 +211,11 @@ class Rules:
 
     def non_answer(self, host: str, facts: HostFacts, segments: list[str], query: str,
                    named: bool, preferred: str | None, lifted: Lifted = NOTHING_LIFTED,
-                   titled: bool = True) -> tuple[str | None, str | None]:
+                   titled: bool = True, subject: str | None = None
+                   ) -> tuple[str | None, str | None]:
         """(the reason this URL is not an answer, or None; the exception that kept it).
 
+        ``subject``: the segments as one path (``PatternSet.first_match``), when known.
         ``titled``: the result's title carries a query word (or no title is known). An intent
         keeps a homepage (``host_root``) only when the query names its site or its title
         carries the query's words: the homepage of a site nothing links to the query is the
@@ -222,7 +230,7 @@ class Rules:
             if not named and not (lifted.host_root and titled):
                 return ROOT_REASON, None
             kept_by = kept_by or ("query names the site" if named else "host_root")
-        pattern = self.path_patterns.first_match(segments, bool(query))
+        pattern = self.path_patterns.first_match(segments, bool(query), subject=subject)
         if pattern is not None:
             if pattern.text not in lifted.path_patterns:
                 return f"path_pattern:{pattern.text}", None
@@ -248,13 +256,13 @@ class Rules:
                 and not preferred and not named and not lifted.host_root)
 
     def source_type(self, facts: HostFacts, segments: list[str], query: str, demoted: bool,
-                    preferred: str | None) -> SourceType:
+                    preferred: str | None, subject: str | None = None) -> SourceType:
         """The first type (in ``type_rules`` order) its host or its path is."""
         if demoted:
             return "content-farm"
         first = facts.first_kind
         if first:
-            pattern = self.type_paths.first_match(segments, bool(query))
+            pattern = self.type_paths.first_match(segments, bool(query), subject=subject)
             if pattern is not None:
                 first = min(first, self._type_of[id(pattern)])
         if first < len(self.type_rules):
@@ -270,13 +278,14 @@ class Rules:
         named = match == 2
         facts = self.host_facts(host)
         preferred = facts.preferred
-        segments = path_segments(path)
+        segments = split_path(path)
+        subject = "/" + "/".join(segments) if segments else None  # read by both path sets
         # only a homepage needs its title read (the host_root exception)
         titled = (title is None or bool(query) or bool(segments)
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
-                                        lifted, titled)
-        if drop is None and self.placeholders.match(title, host, registrable_domain(host)):
+                                        lifted, titled, subject)
+        if drop is None and self.placeholders.match(title, host, facts.domain):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
@@ -286,7 +295,7 @@ class Rules:
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:
             preferred = None  # a demote rule always wins over prefer
-        kind = self.source_type(facts, segments, query, bool(demoted), preferred)
+        kind = self.source_type(facts, segments, query, bool(demoted), preferred, subject)
         return _verdict(drop, demoted, preferred, kind, named, match > 0, lifted.prefer, kept_by)
 
 

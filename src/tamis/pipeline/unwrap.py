@@ -97,6 +97,7 @@ class Unwrapper:
         self._hosts = frozenset(r.domain for r in rules if not r.any_country)
         self._countries = tuple(sorted({r.domain for r in rules if r.any_country}))
         self._may: dict[str, bool] = {}  # host: may_wrap
+        self._takers: dict[str, tuple[_WrapperRule, ...]] = {}  # host: the rules taking it
 
     def may_wrap(self, host: str) -> bool:
         """False when no rule's host is this (lower-cased) host: ``unwrap`` of a URL on it
@@ -107,6 +108,17 @@ class Unwrapper:
                 self._may.clear()
             known = self._may[host] = self._may_wrap(host)
         return known
+
+    def may_wrap_at(self, host: str, path: str) -> bool:
+        """False when no rule takes this (lower-cased) host and this path (as ``urlsplit``
+        splits them): ``unwrap`` of such a URL is the URL itself."""
+        takers = self._takers.get(host)
+        if takers is None:
+            if len(self._takers) >= 65536:
+                self._takers.clear()
+            takers = self._takers[host] = tuple(
+                r for r in self.rules if r.host_ok(host)) if self.may_wrap(host) else ()
+        return bool(takers) and any(rule.path_ok(path) for rule in takers)
 
     def _may_wrap(self, host: str) -> bool:
         if not self.rules:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -115,15 +116,42 @@ def _norm_host(netloc_host: str) -> str:
     return host
 
 
+class _Tracking(NamedTuple):
+    """Tracking-parameter globs (``utm_*``, ``fbclid``...), compiled: the names without a
+    wildcard as a set, the others as one regex (None when there are none)."""
+
+    exact: frozenset[str]
+    globs: Callable[[str], object] | None
+
+
 @lru_cache(maxsize=64)
-def _tracking_matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One compiled regex for every tracking-parameter glob (``utm_*``, ``fbclid``...)."""
-    body = "|".join(fnmatch.translate(p.lower()) for p in patterns) or "(?!)"
-    return re.compile(body)
+def _compile_tracking(patterns: tuple[str, ...]) -> _Tracking:
+    lowered = [p.lower() for p in patterns]
+    exact = frozenset(p for p in lowered if not any(c in p for c in "*?["))
+    globs = [p for p in lowered if p not in exact]
+    return _Tracking(exact, re.compile("|".join(fnmatch.translate(p) for p in globs)).match
+                     if globs else None)
+
+
+_last_tracking: list[tuple[tuple[str, ...], _Tracking]] = [((), _Tracking(frozenset(), None))]
+
+
+def _tracking(patterns: tuple[str, ...]) -> _Tracking:
+    """``_compile_tracking(patterns)``; the same tuple as last time (a merge passes one tuple
+    for all its hits) is found by identity, without hashing its every string again."""
+    last = _last_tracking[0]
+    if last[0] is patterns:
+        return last[1]
+    compiled = _compile_tracking(patterns)
+    _last_tracking[0] = (patterns, compiled)
+    return compiled
 
 
 def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:
-    return _tracking_matcher(patterns).match(name.lower()) is not None
+    """Does the (decoded) parameter name match one of the globs, case-insensitively?"""
+    exact, globs = _tracking(patterns)
+    low = name.lower()
+    return low in exact or (globs is not None and globs(low) is not None)
 
 
 _UNSAFE = re.compile(r'[ "<>\\^`{|}]')
@@ -139,8 +167,14 @@ def _content_pieces(query: str, tracking: tuple[str, ...]) -> list[str]:
     """The query string's pieces minus tracking parameters, each exactly as it was."""
     if not query:
         return []
-    matcher = _tracking_matcher(tracking).match
-    return [piece for piece in query.split("&") if piece and not matcher(_param_name(piece))]
+    exact, globs = _tracking(tracking)
+    kept = []
+    for piece in query.split("&"):
+        if piece:
+            name = _param_name(piece)
+            if name not in exact and (globs is None or globs(name) is None):
+                kept.append(piece)
+    return kept
 
 
 def _param_name(piece: str) -> str:
@@ -210,9 +244,11 @@ def _split(raw: str, simple: re.Match[str] | None = None) -> _Parts:
 
 def _checked(raw: str) -> str:
     """The URL stripped. Raises InvalidURL for what can never be a web page's URL."""
-    if not isinstance(raw, str) or not raw.strip():
+    if not isinstance(raw, str):
         raise InvalidURL("empty url")
     raw = raw.strip()
+    if not raw:
+        raise InvalidURL("empty url")
     if len(raw) > MAX_URL_LENGTH:
         raise InvalidURL(f"url longer than {MAX_URL_LENGTH} characters")
     if not raw.isprintable() and _CONTROL.search(raw):
@@ -220,8 +256,19 @@ def _checked(raw: str) -> str:
     return raw
 
 
+# A path _key_path leaves as it is: segments of plain characters, none empty or starting
+# with a dot (no '//', no '/.').
+_PLAIN_KEY_PATH = re.compile(r"(?:/[A-Za-z0-9:@!$&'()*+,;=\-_~][A-Za-z0-9:@!$&'()*+,;=\-._~]*)*/?")
+
+
 def _key_path(raw_path: str) -> str:
     """The path with percent-encoding, dot segments and repeated slashes normalised."""
+    if raw_path and _PLAIN_KEY_PATH.fullmatch(raw_path):
+        return raw_path  # nothing to normalise: the common case
+    return _normalised_path(raw_path)
+
+
+def _normalised_path(raw_path: str) -> str:
     path = _norm_percent(raw_path or "/", PATH_SAFE)
     if "/." in path or "//" in path:
         path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
@@ -243,11 +290,44 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     raw = _checked(raw)
     unwrapper = unwrapper or default_unwrapper()
     simple = _SIMPLE_URL.match(raw)
-    if simple and not unwrapper.may_wrap(simple.group(2).lower()):
-        parts, ad = _split(raw, simple), False  # the common case: one look at the URL
+    if simple is not None:
+        scheme, hostname, path, query = simple.groups()
+        if not unwrapper.may_wrap_at(hostname.lower(), path or ""):
+            # the common case: one look at the URL, what _clean_general makes of it
+            return _clean_simple(scheme.lower(), hostname, path or "", query or "", tracking)
+    return _clean_general(raw, tracking, unwrapper)
+
+
+@lru_cache(maxsize=65536)
+def _simple_host(hostname: str) -> tuple[str, str]:
+    """(host, host without ``www.``) of a plain host name. Raises InvalidURL (never cached)."""
+    host = _norm_host(hostname)
+    return host, host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
+
+
+def _clean_simple(scheme: str, hostname: str, path: str, query: str,
+                  tracking: tuple[str, ...]) -> CleanURL:
+    """``_clean_general`` of a URL ``_SIMPLE_URL`` split and no wrapper rule takes: no port,
+    no user info, no IPv6 brackets, nothing to escape."""
+    host, bare = _simple_host(hostname)
+    pieces = _content_pieces(query, tracking)
+    if pieces:
+        url = f"{scheme}://{host}{path or '/'}?{'&'.join(pieces)}"
+        key_query = "&".join([_key_piece(p) for p in pieces])
+        sorted_query = "&".join(sorted(key_query.split("&")))
     else:
-        raw, ad = unwrapper.unwrap(raw)
-        parts = _split(raw)
+        url = f"{scheme}://{host}{path or '/'}"
+        key_query = sorted_query = ""
+    key_path = _key_path(path)
+    key = f"{bare}{key_path.rstrip('/') or '/'}"
+    return CleanURL(url, f"{key}?{sorted_query}" if sorted_query else key, bare, key_path,
+                    key_query, False)
+
+
+def _clean_general(raw: str, tracking: tuple[str, ...], unwrapper: Unwrapper) -> CleanURL:
+    """``clean_url`` of any checked URL: unwrapped, then split."""
+    raw, ad = unwrapper.unwrap(raw)
+    parts = _split(raw)
     scheme, port = parts.scheme, parts.port
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")

@@ -1,0 +1,47 @@
+"""The filter's fast paths give exactly what their plain definitions give: the first hosts
+in the engines' order (``heapq.nsmallest`` with the keys made in one pass)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tamis.models import Candidate
+from tamis.pipeline.filter import _engine_rank, engine_order
+
+
+def candidate(key: str, positions: dict[str, int]) -> Candidate:
+    return Candidate(key=key, url=f"https://{key}/", title=key, snippet="", host=key,
+                     domain=key, path="/", query="", engines=sorted(positions),
+                     positions=positions, lines={}, line_orders=[0], weights={},
+                     first_seen=1)
+
+
+pages = st.lists(st.tuples(st.sampled_from(["a.example", "b.example", "c.example", "d"]),
+                           st.dictionaries(st.sampled_from(["s:bing", "s:brave", "tavily"]),
+                                           st.integers(1, 5), max_size=3)),
+                 max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pages, st.integers(0, 14))
+def test_engine_order_first_is_the_sorted_list_cut(found: list[tuple[str, dict[str, int]]],
+                                                   first: int) -> None:
+    candidates = [candidate(key, positions) for key, positions in found]  # keys may repeat
+    expected = sorted(candidates, key=_engine_rank)[:first]
+    got = engine_order(candidates, first)
+    assert [id(c) for c in got] == [id(c) for c in expected]
+
+
+def test_rules_memos_stay_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tamis.pipeline import rules as rules_module
+    from tamis.pipeline.rules import Rules
+    from tamis.settings import load_config
+
+    monkeypatch.setattr(rules_module, "MEMO_SIZE", 8)
+    rules = Rules(load_config(None).config.policy)
+    first = rules.judge("a0.example", "/x", "", "some query")
+    for i in range(40):  # the service keeps one Rules for every search it answers
+        rules.judge(f"a{i}.example", "/x", "", f"query {i}")
+    assert len(rules._hosts) <= 8 and len(rules._named) <= 8
+    assert rules.judge("a0.example", "/x", "", "some query") == first  # same answer after
