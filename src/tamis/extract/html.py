@@ -104,8 +104,9 @@ REGION_RATIO: dict[str, float] = {
 # script-built block: there, the description of the page's one JSON-LD ``Product`` is added
 # when the text lacks it (``jsonld``).
 FACT_TYPES = frozenset({"product", "service", "listing", "collection"})
-# Page types whose consent banners and dialogs are cut before the reader (``shop``); on
-# product pages also the reviews and recommendation strips.
+# Page types whose consent banners and screen-reader-only text are cut before the reader
+# (``shop``); on product pages also the reviews and recommendation strips, and the spec
+# tables trafilatura dropped are given back.
 SHOP_TYPES = frozenset({"product", "listing", "collection"})
 
 

@@ -77,7 +77,7 @@ LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
 def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
              ld_types: frozenset[str] = frozenset()) -> str:
     """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
-    describes, ``ld_types``: the other schema.org types it names (lowercased)."""
+    describes, ``ld_types``: the schema.org types it names (lowercased)."""
     score: Counter[str] = Counter()
     if url:
         parts = urlsplit(url)
