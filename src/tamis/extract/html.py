@@ -21,7 +21,7 @@ from lxml.html import HtmlElement
 from tamis.extract.blocked import page_title
 from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
-from tamis.extract.pagetype import classify
+from tamis.extract.pagetype import classify, jsonld_article
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.structured import extract_structured
 from tamis.extract.visibility import strip_hidden
@@ -149,8 +149,9 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     if doc is None:
         return Extracted(title, "", "fallback", "service")
     facts = product_facts(doc)  # before the cut: it drops the JSON-LD scripts
+    article_ld = jsonld_article(doc)
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url)
+    page_type = classify(doc, url, article_ld)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
