@@ -116,6 +116,20 @@ class Extracted:
     hidden: Counter[str] = field(default_factory=Counter)
 
 
+# Formatting inside code that trafilatura (2.3) mishandles with include_formatting: in
+# ``<code><i>x</i></code>`` the text after the code is lost (nginx and man-page style docs
+# set arguments in italics inside code), and a ``<pre>`` with bold or italic children
+# comes out unfenced. Their tags are dropped, their text kept, before trafilatura reads.
+CODE_FORMATTING = ("b", "strong", "i", "em", "u", "s", "mark", "var", "cite", "dfn", "small",
+                   "big", "sub", "sup", "samp", "kbd", "tt", "ins", "del", "abbr", "q")
+
+
+def plain_code(doc: HtmlElement) -> None:
+    """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text."""
+    for element in doc.xpath("//code[*] | //pre[*]"):
+        lxml.etree.strip_tags(element, *CODE_FORMATTING)
+
+
 def with_trafilatura(doc: HtmlElement | str, url: str | None, page_type: str = "article",
                      ) -> str | None:
     module = trafilatura_module()
@@ -165,6 +179,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
+    plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)
