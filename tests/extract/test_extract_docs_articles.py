@@ -27,3 +27,29 @@ def test_a_pre_with_bold_children_comes_out_as_one_code_block() -> None:
     assert page.method == "trafilatura"
     assert "listen 80;" in page.markdown and "**80**" not in page.markdown
     assert "```" in page.markdown
+
+
+def test_html_comments_neither_print_nor_cut_text() -> None:
+    # Lit marks nodes with comments inside headings; React separates text nodes with <!-- -->
+    html = ("<html><body><article><h1>Promise</h1>" + FILLER
+            + "<h2 id='d'><!--lit-node 1--><a href='#d'>Description</a></h2>"
+            "<p>A promise is a <!-- -->proxy for a value.</p>" + FILLER
+            + "</article></body></html>")
+    page = extract_page(html, "https://docs.example.org/docs/promise")
+    assert page.method == "trafilatura"
+    assert "## Description" in page.markdown and "lit-node" not in page.markdown
+    assert "A promise is a proxy for a value." in page.markdown
+
+
+def test_a_sphinx_theme_without_div_body_is_read_from_main() -> None:
+    code = ("<div class='highlight-python notranslate'><div class='highlight'><pre>"
+            "form = NameForm()\n\nform.is_valid()</pre></div></div>")
+    html = ("<html><body><div class='sidebar' role='complementary'><ul><li>Version 4.2</li>"
+            "</ul></div><main id='main-content'><article><h1>Working with forms"
+            "<a class='headerlink' href='#w'>¶</a></h1><p>Forms take input.</p>" + code
+            + "<h2>Bound forms<a class='headerlink' href='#b'>¶</a></h2><p>A bound form has"
+            " data.</p>" + code + "</article></main></body></html>")
+    page = extract_page(html, "https://docs.example.org/en/5.1/topics/forms/")
+    assert page.method == "sphinx"
+    assert "```python\nform = NameForm()\n\nform.is_valid()\n```" in page.markdown
+    assert "¶" not in page.markdown and "Version 4.2" not in page.markdown

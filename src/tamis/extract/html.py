@@ -125,9 +125,12 @@ CODE_FORMATTING = ("b", "strong", "i", "em", "u", "s", "mark", "var", "cite", "d
 
 
 def plain_code(doc: HtmlElement) -> None:
-    """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text."""
+    """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text, and
+    every HTML comment: trafilatura, handed a tree, prints a comment inside a heading as
+    text (``<!--lit-node 1-->`` markers of pages rendered with Lit)."""
     for element in doc.xpath("//code[*] | //pre[*]"):
         lxml.etree.strip_tags(element, *CODE_FORMATTING)
+    lxml.etree.strip_tags(doc, lxml.etree.Comment)
 
 
 def with_trafilatura(doc: HtmlElement | str, url: str | None, page_type: str = "article",
