@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tamis.extract.html import extract_page
+from tamis.extract.boilerplate import drop_widget_lines
+from tamis.extract.html import extract_page, parse
 
 FILLER = "".join(f"<p>Paragraph {n} explains the rewrite module and how its directives run "
                  "in order.</p>" for n in range(8))
@@ -53,3 +54,32 @@ def test_a_sphinx_theme_without_div_body_is_read_from_main() -> None:
     assert page.method == "sphinx"
     assert "```python\nform = NameForm()\n\nform.is_valid()\n```" in page.markdown
     assert "¶" not in page.markdown and "Version 4.2" not in page.markdown
+
+
+STORY = "".join(f"<p>Paragraph {n} of the story about physical security and what changes in "
+                "the next decade for operators.</p>" for n in range(10))
+
+
+def test_an_article_loses_the_author_bio_trafilatura_keeps_in_its_container() -> None:
+    html = ("<html><head><meta property='og:type' content='article'></head><body><article>"
+            "<h1>T</h1><div class='entry-content'>" + STORY + "<div class='author-bio-box'>"
+            "<h3>Jeffrey Smith</h3><p>Jeffrey Smith is a risk consultant with twenty years in"
+            " the trade.</p></div></div></article></body></html>")
+    page = extract_page(html, "https://news.example.com/2025/03/strategist")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
+    assert "Paragraph 9 of the story" in page.markdown
+    assert "Jeffrey Smith" not in page.markdown and "risk consultant" not in page.markdown
+
+
+def test_widget_lines_go_unless_the_page_holds_them_elsewhere() -> None:
+    doc = parse("<html><body><div class='sidebar-toc'><a href='#why'>Why listen to us?</a>"
+                "</div><article><h1>T</h1><h2 id='why'>Why listen to us?</h2><p>Because.</p>"
+                "<div class='share-bar'><span>Share this article</span></div>"
+                "<div class='newsletter'><p>Get the weekly letter.</p></div></article>"
+                "</body></html>")
+    assert doc is not None
+    markdown = ("# T\n\n## Why listen to us?\n\nBecause.\n\nShare this article\n\n"
+                "**Get the weekly letter.**")
+    kept = drop_widget_lines(markdown, doc)
+    assert [line for line in kept.split("\n") if line] == [
+        "# T", "## Why listen to us?", "Because."]

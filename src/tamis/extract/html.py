@@ -19,6 +19,7 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
+from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.jsonld import add_missing_facts, product_facts
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify, jsonld_article
@@ -97,6 +98,11 @@ DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 REGION_RATIO: dict[str, float] = {
     "service": 1.2, "listing": 1.2, "collection": 1.2, "documentation": 1.2, "article": 2.0,
 }
+
+
+# Page types whose trafilatura text loses the lines of the page's widgets (author bios,
+# related stories, share and newsletter boxes...) that it kept: ``boilerplate``.
+WIDGET_TYPES = frozenset({"article", "documentation"})
 
 
 # Page types whose readers often lose the product description a shop renders in a tab or a
@@ -191,6 +197,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted:
+        if page_type in WIDGET_TYPES:
+            extracted = drop_widget_lines(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 
