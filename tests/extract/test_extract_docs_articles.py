@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.html import extract_page, parse
+from tamis.extract.region import region_markdown
 
 FILLER = "".join(f"<p>Paragraph {n} explains the rewrite module and how its directives run "
                  "in order.</p>" for n in range(8))
@@ -83,3 +84,12 @@ def test_widget_lines_go_unless_the_page_holds_them_elsewhere() -> None:
     kept = drop_widget_lines(markdown, doc)
     assert [line for line in kept.split("\n") if line] == [
         "# T", "## Why listen to us?", "Because."]
+
+
+def test_a_region_too_short_to_win_is_not_converted() -> None:
+    doc = parse("<html><body><main><h1>Plans</h1><p>" + "Nightly backups. " * 20
+                + "</p></main></body></html>")
+    assert doc is not None
+    whole = region_markdown(doc)
+    assert whole.startswith("# Plans") and region_markdown(doc, needed=len(whole) - 1) == whole
+    assert region_markdown(doc, needed=10 * len(whole)) == ""

@@ -193,7 +193,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
-        region = normalize(region_markdown(doc))
+        needed = 0 if menu else (ratio or 0) * len(extracted or "")
+        region = normalize(region_markdown(doc, needed))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted:
