@@ -116,3 +116,34 @@ def test_a_docs_page_loses_its_chapter_list() -> None:
     assert page.page_type == "documentation"
     assert "Branching paragraph 7" in page.markdown
     assert "Chapter section" not in page.markdown
+
+
+def _related_cards(n: int) -> str:
+    return "".join(f"<article class='card'><h3>Other story {i}</h3><p>Teaser {i}.</p></article>"
+                   for i in range(n))
+
+
+def test_json_ld_article_type_makes_an_article_though_scripts_are_cut() -> None:
+    # six related-story cards tie with og:type article; the page's own JSON-LD says it is
+    # an article, and it is read before the hidden-text cut drops every script
+    body = "".join(f"<p>Paragraph {n} of the story, long enough to be its body.</p>"
+                   for n in range(12))
+    ld = '<script type="application/ld+json">{"@context": "https://schema.org", ' \
+         '"@type": "NewsArticle", "headline": "A story"}</script>'
+    html = (f"<html><head><meta property='og:type' content='article'>{ld}</head><body>"
+            f"<main><h1>A story</h1>{body}</main>"
+            f"<section>{_related_cards(6)}</section></body></html>")
+    assert extract_page(html, "https://example.org/a-story").page_type == "article"
+    without = html.replace(ld, "")
+    assert extract_page(without, "https://example.org/a-story").page_type == "listing"
+
+
+def test_an_open_graph_publication_time_tips_a_tie_to_article() -> None:
+    meta = ("<meta property='og:type' content='article'>"
+            "<meta property='article:published_time' content='2025-03-01T08:00:00Z'>")
+    html = (f"<html><head>{meta}</head><body><main><h1>Sourdough</h1><p>Mix flour and water."
+            f"</p></main><section>{_related_cards(7)}</section></body></html>")
+    assert extract_page(html, "https://example.org/sourdough/").page_type == "article"
+    no_time = html.replace("<meta property='article:published_time' content="
+                           "'2025-03-01T08:00:00Z'>", "")
+    assert extract_page(no_time, "https://example.org/sourdough/").page_type == "listing"

@@ -19,9 +19,10 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
+from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
-from tamis.extract.pagetype import classify
+from tamis.extract.pagetype import classify, jsonld_article
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_shop_chrome, missing_specs
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
@@ -100,6 +101,11 @@ REGION_RATIO: dict[str, float] = {
 }
 
 
+# Page types whose trafilatura text loses the lines of the page's widgets (author bios,
+# related stories, share and newsletter boxes...) that it kept: ``boilerplate``.
+WIDGET_TYPES = frozenset({"article", "documentation"})
+
+
 # Page types whose readers often lose the product description a shop renders in a tab or a
 # script-built block: there, the description of the page's one JSON-LD ``Product`` is added
 # when the text lacks it (``jsonld``).
@@ -120,6 +126,23 @@ class Extracted:
     #   | description (a forum page's meta description)
     page_type: str
     hidden: Counter[str] = field(default_factory=Counter)
+
+
+# Formatting inside code that trafilatura (2.3) mishandles with include_formatting: in
+# ``<code><i>x</i></code>`` the text after the code is lost (nginx and man-page style docs
+# set arguments in italics inside code), and a ``<pre>`` with bold or italic children
+# comes out unfenced. Their tags are dropped, their text kept, before trafilatura reads.
+CODE_FORMATTING = ("b", "strong", "i", "em", "u", "s", "mark", "var", "cite", "dfn", "small",
+                   "big", "sub", "sup", "samp", "kbd", "tt", "ins", "del", "abbr", "q")
+
+
+def plain_code(doc: HtmlElement) -> None:
+    """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text, and
+    every HTML comment: trafilatura, handed a tree, prints a comment inside a heading as
+    text (``<!--lit-node 1-->`` markers of pages rendered with Lit)."""
+    for element in doc.xpath("//code[*] | //pre[*]"):
+        lxml.etree.strip_tags(element, *CODE_FORMATTING)
+    lxml.etree.strip_tags(doc, lxml.etree.Comment)
 
 
 def with_trafilatura(doc: HtmlElement | str, url: str | None, page_type: str = "article",
@@ -156,8 +179,9 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
         return Extracted(title, "", "fallback", "service")
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     facts = products.facts
+    article_ld = jsonld_article(doc)
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url, products.count, products.types)
+    page_type = classify(doc, url, products.count, products.types, article_ld)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
@@ -179,16 +203,20 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         drop_docs_chrome(doc)
     elif page_type in SHOP_TYPES:
         drop_shop_chrome(doc, product=page_type == "product")
+    plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
     ratio = REGION_RATIO.get(page_type)
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
-        region = normalize(region_markdown(doc))
+        needed = 0 if menu else (ratio or 0) * len(extracted or "")
+        region = normalize(region_markdown(doc, needed))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # spec tables trafilatura dropped
         extracted = "\n\n".join([extracted, *missing_specs(doc, extracted)])
     if extracted:
+        if page_type in WIDGET_TYPES:
+            extracted = drop_widget_lines(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 

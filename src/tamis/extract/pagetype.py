@@ -50,6 +50,19 @@ _GENERATORS = {
     "shopify": "product", "woocommerce": "product", "magento": "product",
 }
 _TYPE_NAME = re.compile(r'"@type"\s*:\s*\[?\s*"([A-Za-z]+)"')
+# JSON-LD types that say the page itself is an article. Read before the hidden-text cut
+# (which drops every script): the other JSON-LD kinds describe the site, its FAQ block or
+# what it sells as often as the page, and measured worse as signals.
+_ARTICLE_LD = frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle",
+                         "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle"})
+
+
+def jsonld_article(doc: HtmlElement) -> bool:
+    """True when the page's JSON-LD names an article type (``Article``, ``NewsArticle``,
+    ``BlogPosting``...). Call it before ``strip_hidden``, which removes the scripts."""
+    return any(name.lower() in _ARTICLE_LD
+               for script in doc.xpath("//script[@type='application/ld+json']")
+               for name in _TYPE_NAME.findall(script.text or ""))
 
 
 def _schema_types(doc: HtmlElement) -> Counter[str]:
@@ -75,10 +88,13 @@ LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
 
 
 def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
-             ld_types: frozenset[str] = frozenset()) -> str:
+             ld_types: frozenset[str] = frozenset(), article_ld: bool = False) -> str:
     """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
-    describes, ``ld_types``: the schema.org types it names (lowercased)."""
+    describes, ``ld_types``: the schema.org types it names (lowercased), ``article_ld``:
+    ``jsonld_article`` of the page before the cut."""
     score: Counter[str] = Counter()
+    if article_ld:
+        score["article"] += 2
     if url:
         parts = urlsplit(url)
         path = parts.path + ("?" + parts.query if parts.query else "")
@@ -108,6 +124,8 @@ def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
                 score["collection"] += 3
             elif kind.startswith("product"):
                 score["product"] += 3
+        if doc.xpath("//meta[@property='article:published_time']"):
+            score["article"] += 1  # Open Graph's article date: rare on other pages
         code_blocks = len(doc.xpath("//pre"))
         if code_blocks >= 2:
             score["documentation"] += min(3, code_blocks // 2)

@@ -13,7 +13,8 @@ Trafilatura keeps only the first post of a thread whose posts are each an ``<art
 - Invision Community: ``article.cPost`` with ``[data-role=commentContent]``, author
   ``.cAuthorPane_author``
 - Lobsters: ``li.comments_subtree > div.comment`` with ``.comment_text``, and ``.story_text``
-- Sphinx: ``[itemprop=articleBody]``, ``div.body`` or ``[role=main]`` with ``div.highlight pre``
+- Sphinx: ``[itemprop=articleBody]``, ``div.body``, ``[role=main]``, ``main`` or ``article``,
+  with ``div.highlight pre``
 - MkDocs (material and plain): ``article.md-content__inner``, or ``[role=main]`` with code
 
 A thread comes out as one block per post, ``**author**:`` then the post's markdown, the
@@ -324,7 +325,7 @@ def sphinx_main(doc: HtmlElement) -> HtmlElement | None:
             has_code and doc.xpath(f"//a[{has_class('headerlink')}]")):
         return None
     return _first(doc, "//*[@itemprop='articleBody']", f"//div[{has_class('body')}]",
-                  "//*[@role='main']")
+                  "//*[@role='main']", "//main", "//article")
 
 
 def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:

@@ -1,0 +1,80 @@
+"""Lines of an article's text that are the page's widgets: author bios, related stories,
+share bars, newsletter and call-to-action boxes, comment sections and sidebars.
+
+trafilatura, favouring recall on articles, keeps such blocks when they sit inside the
+article's container. Cutting those elements from the tree before trafilatura reads it
+changes what trafilatura picks as the body (measured: it then lost paragraphs after the
+cut), so the cut is made on its text instead: a line (heading, paragraph or list item) of
+trafilatura's markdown is dropped when it is exactly the text of a block inside an
+element whose class or id words (split on ``-``, ``_`` and spaces, matched whole) name
+such a widget, and the page does not hold the same text more often than its widgets do (a
+heading that a sidebar's table of contents repeats stays). An element holding the ``h1``
+or more than ``MAX_SHARE`` of the page's text is never taken for a widget.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from tamis.extract.region import _key
+
+WIDGET_WORDS = frozenset({
+    "related", "bio", "author", "byline", "share", "sharing", "newsletter", "subscribe",
+    "signup", "optin", "promo", "cta", "recommended", "trending", "popular", "comments",
+    "comment", "sidebar", "sponsored", "advert", "advertisement", "ads", "disclaimer", "tags",
+})
+MAX_SHARE = 0.3
+TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt",
+                       "blockquote", "figcaption", "a", "strong", "b", "em", "span", "div"})
+_MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
+# one of the words, whole (class and id words are split on spaces, ``-`` and ``_``)
+_ANY_WORD = re.compile(r"(?:^|[\s_-])(?:" + "|".join(sorted(WIDGET_WORDS)) + r")(?=$|[\s_-])")
+
+
+def widgets(root: HtmlElement, page_chars: int) -> list[HtmlElement]:
+    """The outermost widget elements under ``root`` (see the module)."""
+    ceiling = MAX_SHARE * page_chars
+    found: list[HtmlElement] = []
+    for value in root.xpath(".//@class | .//@id"):  # document order, in C
+        if not _ANY_WORD.search(value.lower()):
+            continue
+        element = value.getparent()
+        if found and (element is found[-1] or any(a is found[-1]
+                                                  for a in element.iterancestors())):
+            continue  # the last widget found, or inside it
+        if len(element.text_content()) < ceiling and not element.xpath(".//h1"):
+            found.append(element)
+    return found
+
+
+def _count(needle: str, haystack: str) -> int:
+    return f" {haystack} ".count(f" {needle} ")
+
+
+def drop_widget_lines(markdown: str, doc: HtmlElement) -> str:
+    """``markdown`` without the lines that are widget text of ``doc`` (see the module)."""
+    lines = markdown.split("\n")
+    keys = [_key(_MARKS.sub("", line.replace("*", ""))) for line in lines]
+    wanted = set(keys) - {""}
+    body = doc.find(".//body")
+    root = body if body is not None else doc
+    text = " ".join(root.itertext())
+    found = widgets(root, len(text)) if wanted else []
+    inside: set[str] = set()
+    for widget in found:
+        for element in widget.iter():
+            if isinstance(element.tag, str) and element.tag in TEXT_TAGS:
+                key = _key(element.text_content())
+                if key in wanted:
+                    inside.add(key)
+    if not inside:
+        return markdown
+    # a text the page also holds outside its widgets is the page's own (a heading that a
+    # sidebar's table of contents repeats): more occurrences on the page than in widgets
+    page = _key(text)
+    in_widgets = " | ".join(_key(" ".join(w.itertext())) for w in found)
+    doomed = {k for k in inside if _count(k, page) <= _count(k, in_widgets)}
+    return "\n".join(line for line, key in zip(lines, keys, strict=True)
+                     if key not in doomed or not line.strip())

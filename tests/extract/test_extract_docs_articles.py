@@ -1,0 +1,95 @@
+"""Docs and article pages: the article path's and docs readers' rules, on small pieces."""
+
+from __future__ import annotations
+
+from tamis.extract.boilerplate import drop_widget_lines
+from tamis.extract.html import extract_page, parse
+from tamis.extract.region import region_markdown
+
+FILLER = "".join(f"<p>Paragraph {n} explains the rewrite module and how its directives run "
+                 "in order.</p>" for n in range(8))
+
+
+def test_italics_inside_inline_code_keep_the_sentence_after_them() -> None:
+    # trafilatura loses the text after <code><i>..</i></code> (nginx-style argument markup)
+    html = ("<html><head><title>Rewrite</title></head><body><article><h1>Rewrite</h1>"
+            f"{FILLER}<p>The specified <code><i>condition</i></code> is evaluated. If true,"
+            " the directives inside the braces are executed.</p></article></body></html>")
+    page = extract_page(html, "https://docs.example.org/docs/rewrite.html")
+    assert page.method == "trafilatura"
+    assert "is evaluated. If true, the directives inside the braces" in page.markdown
+    assert "condition" in page.markdown
+
+
+def test_a_pre_with_bold_children_comes_out_as_one_code_block() -> None:
+    html = ("<html><body><article><h1>Config</h1>" + FILLER
+            + "<pre>server {\n    listen <b>80</b>;\n    root /srv/www;\n}</pre>"
+            "<p>Reload the server after the change.</p></article></body></html>")
+    page = extract_page(html, "https://docs.example.org/docs/config.html")
+    assert page.method == "trafilatura"
+    assert "listen 80;" in page.markdown and "**80**" not in page.markdown
+    assert "```" in page.markdown
+
+
+def test_html_comments_neither_print_nor_cut_text() -> None:
+    # Lit marks nodes with comments inside headings; React separates text nodes with <!-- -->
+    html = ("<html><body><article><h1>Promise</h1>" + FILLER
+            + "<h2 id='d'><!--lit-node 1--><a href='#d'>Description</a></h2>"
+            "<p>A promise is a <!-- -->proxy for a value.</p>" + FILLER
+            + "</article></body></html>")
+    page = extract_page(html, "https://docs.example.org/docs/promise")
+    assert page.method == "trafilatura"
+    assert "## Description" in page.markdown and "lit-node" not in page.markdown
+    assert "A promise is a proxy for a value." in page.markdown
+
+
+def test_a_sphinx_theme_without_div_body_is_read_from_main() -> None:
+    code = ("<div class='highlight-python notranslate'><div class='highlight'><pre>"
+            "form = NameForm()\n\nform.is_valid()</pre></div></div>")
+    html = ("<html><body><div class='sidebar' role='complementary'><ul><li>Version 4.2</li>"
+            "</ul></div><main id='main-content'><article><h1>Working with forms"
+            "<a class='headerlink' href='#w'>¶</a></h1><p>Forms take input.</p>" + code
+            + "<h2>Bound forms<a class='headerlink' href='#b'>¶</a></h2><p>A bound form has"
+            " data.</p>" + code + "</article></main></body></html>")
+    page = extract_page(html, "https://docs.example.org/en/5.1/topics/forms/")
+    assert page.method == "sphinx"
+    assert "```python\nform = NameForm()\n\nform.is_valid()\n```" in page.markdown
+    assert "¶" not in page.markdown and "Version 4.2" not in page.markdown
+
+
+STORY = "".join(f"<p>Paragraph {n} of the story about physical security and what changes in "
+                "the next decade for operators.</p>" for n in range(10))
+
+
+def test_an_article_loses_the_author_bio_trafilatura_keeps_in_its_container() -> None:
+    html = ("<html><head><meta property='og:type' content='article'></head><body><article>"
+            "<h1>T</h1><div class='entry-content'>" + STORY + "<div class='author-bio-box'>"
+            "<h3>Jeffrey Smith</h3><p>Jeffrey Smith is a risk consultant with twenty years in"
+            " the trade.</p></div></div></article></body></html>")
+    page = extract_page(html, "https://news.example.com/2025/03/strategist")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
+    assert "Paragraph 9 of the story" in page.markdown
+    assert "Jeffrey Smith" not in page.markdown and "risk consultant" not in page.markdown
+
+
+def test_widget_lines_go_unless_the_page_holds_them_elsewhere() -> None:
+    doc = parse("<html><body><div class='sidebar-toc'><a href='#why'>Why listen to us?</a>"
+                "</div><article><h1>T</h1><h2 id='why'>Why listen to us?</h2><p>Because.</p>"
+                "<div class='share-bar'><span>Share this article</span></div>"
+                "<div class='newsletter'><p>Get the weekly letter.</p></div></article>"
+                "</body></html>")
+    assert doc is not None
+    markdown = ("# T\n\n## Why listen to us?\n\nBecause.\n\nShare this article\n\n"
+                "**Get the weekly letter.**")
+    kept = drop_widget_lines(markdown, doc)
+    assert [line for line in kept.split("\n") if line] == [
+        "# T", "## Why listen to us?", "Because."]
+
+
+def test_a_region_too_short_to_win_is_not_converted() -> None:
+    doc = parse("<html><body><main><h1>Plans</h1><p>" + "Nightly backups. " * 20
+                + "</p></main></body></html>")
+    assert doc is not None
+    whole = region_markdown(doc)
+    assert whole.startswith("# Plans") and region_markdown(doc, needed=len(whole) - 1) == whole
+    assert region_markdown(doc, needed=10 * len(whole)) == ""
