@@ -56,3 +56,21 @@ def test_a_first_search_asks_the_store_once_and_sends_the_stored_answer(tmp_path
     rendered = json.dumps(answer_dict(data), ensure_ascii=False, allow_nan=False,
                           separators=(",", ":")).encode("utf-8")
     assert first.content == rendered
+
+
+def test_the_service_moves_what_start_up_made_out_of_the_collectors_way(tmp_path: Path
+                                                                        ) -> None:
+    """Under load, full collections walked every object start-up made (modules, policy,
+    rules): the service freezes them once its layer is made (about 8 % of a worker's CPU
+    on uncached searches, bench/bench_serve.py)."""
+    import gc
+
+    gc.unfreeze()
+    config = tmp_path / "tamis.yaml"
+    config.write_text("backends:\n  - name: searxng\n    base_url: http://127.0.0.1:9\n")
+    try:
+        with Served(create_app(Tamis(str(config)), close_layer=True)) as service:
+            assert httpx.get(service.url + "/healthz", timeout=30).status_code == 200
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -14,6 +14,7 @@ body, metrics; and per search: rate limit, searches in flight, deadline) and ``h
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -104,6 +105,9 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         own = service.layer is None or close_layer
         if service.layer is None:
             service.layer = Tamis(config_path, service=True)
+        # What start-up made (modules, policy, rules) lives as long as the worker: out of
+        # the collector's way, so the full collections under load stop walking it.
+        gc.freeze()
         try:
             yield
         finally:
