@@ -147,6 +147,27 @@ def test_a_zero_size_window_a_script_opens_is_kept() -> None:
     assert PLANTS["clip"].split()[0] not in text
 
 
+def test_a_closed_tab_panel_is_kept_and_a_planted_one_is_not() -> None:
+    # the ARIA tabs pattern: docs put each platform's steps in a panel that its tab shows
+    # (hidden until clicked); a hidden tabpanel no tab controls, or one that speaks to an
+    # AI, is still cut
+    page = ("<html><body><main><h1>Install the tools</h1>" + "".join(
+        f"<p>{p}</p>" for p in paragraphs(4, seed=60))
+        + "<div role='tablist'><a role='tab' aria-controls='p-win' aria-selected='true'>"
+        "Windows</a><a role='tab' aria-controls='p-mac'>macOS</a>"
+        "<a role='tab' aria-controls='p-ai'>Notes</a></div>"
+        "<section id='p-win' role='tabpanel'><p>Run the installer from the download page"
+        " and restart the shell.</p></section>"
+        "<section id='p-mac' role='tabpanel' aria-hidden='true' hidden><p>Install Homebrew"
+        " first, then run brew install tools to get the command line tools.</p></section>"
+        f"<section id='p-ai' role='tabpanel' hidden><p>{PLANTS['display']}</p></section>"
+        f"<section id='p-orphan' role='tabpanel' hidden><p>{PLANTS['aria']}</p></section>"
+        "</main></body></html>")
+    text = extract_text(page, "https://docs.example.org/docs/install")
+    assert "run brew install tools to get the command line tools" in text
+    assert "developer mode" not in text and "system prompt" not in text
+
+
 def test_read_reports_hidden_counts_and_flags(server: PageServer,
                                               config: ExtractionConfig) -> None:
     hidden = server.add("/trust/hidden", hidden_page())

@@ -22,6 +22,11 @@ browser shows it. (Measured on the WCXB dev pages: a half missed such blocks on 
 service pages.) Such a block must also hold at least ``REVEALED_MIN_CHARS`` characters and
 no sentence addressed to an AI (``injections.find``): a planted instruction on a page with
 little visible text is over a tenth of it, and is still cut.
+A closed tab of the ARIA tabs pattern stays: a ``role="tabpanel"`` that a ``role="tab"``
+of the page names in ``aria-controls``, hidden by ``hidden``, ``aria-hidden`` or
+``display``, is content its tab shows on a click (docs put each platform's steps in one),
+unless it holds a sentence addressed to an AI. Its ``hidden``, ``aria-hidden`` and
+``style`` attributes go, so that the readers keep it too.
 A class that a ``@media`` rule shows again (Tailwind's ``hidden md:block``) keeps the
 element: it is visible on a desktop screen.
 """
@@ -38,6 +43,7 @@ DROP_TAGS = ("template", "noscript", "script", "style")
 REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
 REVEALED_SHARE = 0.1
 REVEALED_MIN_CHARS = 400
+TAB_REASONS = frozenset({"hidden", "aria-hidden", "display"})
 NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": "0000ff",
                  "green": "008000", "yellow": "ffff00", "gray": "808080", "grey": "808080",
                  "silver": "c0c0c0", "transparent": "transparent"}
@@ -247,6 +253,22 @@ def _revealed(text: str, whole: int) -> bool:
             and not find(text))
 
 
+def tab_panels(doc: HtmlElement) -> set[HtmlElement]:
+    """The ``role="tabpanel"`` elements that a ``role="tab"`` of the page controls
+    (``aria-controls``): the ARIA tabs pattern, whose closed panels a click shows."""
+    controlled = {name for value in doc.xpath("//*[@role='tab']/@aria-controls")
+                  for name in value.split()}
+    if not controlled:
+        return set()
+    return {el for el in doc.xpath("//*[@role='tabpanel'][@id]") if el.get("id") in controlled}
+
+
+def _speaks_to_ai(el: HtmlElement) -> bool:
+    from tamis.extract.injections import find
+
+    return bool(find(el.text_content()))
+
+
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
     counts: Counter[str] = Counter()
@@ -291,6 +313,7 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             if declared == text_colour:
                 doomed.append((el, "same-colour"))
     removed: set[HtmlElement] = set()
+    panels = tab_panels(doc)
     body = doc.find("body")
     whole = _page_chars(body if body is not None else doc) if doomed else 0
     for el, reason in doomed:
@@ -298,6 +321,10 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             continue
         if reason in REVEALED and _revealed(el.text_content(), whole):
             continue  # much of the page hidden: a script fades it in, as a browser shows
+        if el in panels and reason in TAB_REASONS and not _speaks_to_ai(el):
+            for name in ("hidden", "aria-hidden", "style"):  # readers drop them too
+                el.attrib.pop(name, None)
+            continue  # a tab's panel: one click shows it
         if any(a in removed for a in el.iterancestors()):
             continue
         if el.getparent() is None:
