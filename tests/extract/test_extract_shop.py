@@ -142,3 +142,13 @@ def test_screen_reader_only_text_is_cut_from_a_category_page() -> None:
     assert doc is not None
     assert drop_shop_chrome(doc, product=False) == 3
     assert doc.text_content() == "SofasLounge sofa$799"
+
+
+def test_buyer_feedback_on_the_seller_is_cut_from_a_product_page() -> None:
+    comments = paragraphs(8, seed=13)
+    feedback = ("<section class='x-feedback-detail-list'><h2>Seller feedback (7,310)</h2><ul>"
+                + "".join(f"<li>Verified purchase. {c}</li>" for c in comments) + "</ul></section>")
+    page = extract_page(product_page(feedback), "https://pottery.example/products/speckled-mug")
+    assert page.page_type == "product"
+    assert DESCRIPTION in page.markdown
+    assert comments[3] not in page.markdown

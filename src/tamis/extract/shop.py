@@ -1,16 +1,17 @@
 """Shop pages: what is not the product's own text, cut before a reader sees the page.
 
-A product page's main text is the product: its name, price, description, feature bullets
-and specifications. Around it, shop software renders customer reviews, "you may also like"
-carousels and recently-viewed strips, which trafilatura (and tamis's region reader) keep as
-if they were the page. ``drop_shop_chrome`` cuts them, in place, by the class or id words
-shop software and review widgets give them (``reviews``, ``related``, ``upsell``,
-``recommendations``...; camelCase names such as ``customerReviews`` are split into words),
-unless the element holds the page's ``h1`` (a wrapper of the whole product block) or also
-names itself the description (a game's press quotes, ``description reviews``). Consent
-managers' banners (OneTrust, Cookiebot, Didomi...) and screen-reader-only text (``sr-only``,
-``visually-hidden``, ``screen-reader-text``...: a style sheet tamis does not read hides it)
-are cut on listing and category pages too.
+A product page's main text is the product: its name, price, description, feature bullets and
+specifications. Around it, shop software renders customer reviews, "you may also like"
+carousels, recently-viewed strips and a marketplace's buyer feedback on the seller, which
+trafilatura (and tamis's region reader) keep as if they were the page. ``drop_shop_chrome``
+cuts them, in place, by the class or id words shop software and review widgets give them
+(``reviews``, ``feedback``, ``related``, ``upsell``, ``recommendations``...; camelCase names
+such as ``customerReviews`` are split into words), unless the element holds the page's
+``h1`` (a wrapper of the whole product block) or also names itself the description (a game's
+press quotes, ``description reviews``). Consent managers' banners (OneTrust, Cookiebot,
+Didomi...) and screen-reader-only text (``sr-only``, ``visually-hidden``,
+``screen-reader-text``...: a style sheet tamis does not read hides it) are cut on listing
+and category pages too.
 
 trafilatura, tuned for articles, also drops what a product page is made of: a table of
 specifications, a definition list, a list of ``Label: value`` items (system requirements).
@@ -37,9 +38,10 @@ SCREEN_READER_CLASSES = frozenset({
     "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
     "screen-reader-only", "a-offscreen", "offscreen", "u-hidden-visually",
 })
-# class/id words of review widgets and recommendation strips
+# class/id words of review widgets (a marketplace's buyer feedback on the seller too) and
+# recommendation strips
 PRODUCT_CHROME_WORDS = frozenset({
-    "review", "reviews", "ratings", "testimonials", "related", "recommendations",
+    "review", "reviews", "ratings", "testimonials", "feedback", "related", "recommendations",
     "recommendation", "recommended", "upsell", "upsells", "crosssell", "recently",
 })
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
