@@ -15,7 +15,9 @@ and category pages too.
 
 trafilatura, tuned for articles, also drops what a product page is made of: a table of
 specifications, a definition list, a list of ``Label: value`` items (system requirements).
-``missing_specs`` gives back those blocks of the page's main region that its text lacks.
+``missing_specs`` gives back those blocks of the page's main region that its text lacks,
+and ``drop_footer_lines`` cuts the lines of its text that the page holds only in its footer,
+navigation or newsletter box.
 """
 
 from __future__ import annotations
@@ -140,3 +142,47 @@ def missing_specs(doc: HtmlElement, markdown: str, probe_words: int = 6) -> list
         out.append(block)
         have += " " + _key(block)
     return out
+
+
+# Where a product page's site furniture sits: the footer and navigation, by tag or landmark
+# role, and the boxes whose class or id words name them (newsletter sign-up, breadcrumbs)
+FOOTER_TAGS = frozenset({"footer", "nav"})
+FOOTER_ROLES = frozenset({"contentinfo", "navigation"})
+FOOTER_WORDS = frozenset({
+    "footer", "newsletter", "subscribe", "signup", "navbar", "navigation", "breadcrumb",
+    "breadcrumbs", "megamenu",
+})
+TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt",
+                       "a", "span", "div", "strong", "b", "label", "button"})
+_MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
+
+
+def _is_footer(element: HtmlElement) -> bool:
+    tag = tag_of(element)
+    if tag in KEEP_TAGS or element.xpath(".//h1"):
+        return False
+    return (tag in FOOTER_TAGS or element.get("role") in FOOTER_ROLES
+            or bool(name_words(element) & FOOTER_WORDS))
+
+
+def drop_footer_lines(markdown: str, doc: HtmlElement) -> str:
+    """``markdown`` without the lines (a heading, paragraph or list item) whose text the page
+    holds only inside its footer, navigation or newsletter box: trafilatura kept a shop's
+    sign-up form and customer-service blurb from the footer as a product's text."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    body = doc.find(".//body")
+    if body is None:
+        return markdown
+    stack: list[tuple[HtmlElement, bool]] = [(body, False)]
+    while stack:
+        element, footer = stack.pop()
+        footer = footer or _is_footer(element)
+        if tag_of(element) in TEXT_TAGS:
+            key = _key(element.text_content())
+            if key:
+                (inside if footer else outside).add(key)
+        stack.extend((child, footer) for child in element if isinstance(child.tag, str))
+    kept = [line for line in markdown.split("\n")
+            if (key := _key(_MARKS.sub("", line))) not in inside or key in outside]
+    return "\n".join(kept)
