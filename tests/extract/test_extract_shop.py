@@ -10,7 +10,7 @@ from extract_support import paragraphs
 from tamis.extract.html import extract_page, parse
 from tamis.extract.jsonld import read_products
 from tamis.extract.pagetype import classify
-from tamis.extract.shop import drop_shop_chrome, missing_specs, name_words
+from tamis.extract.shop import drop_footer_lines, drop_shop_chrome, missing_specs, name_words
 
 DESCRIPTION = ("A hand-thrown stoneware mug with a speckled glaze. It holds twelve ounces "
                "and is safe in the dishwasher and the microwave.")
@@ -142,3 +142,32 @@ def test_screen_reader_only_text_is_cut_from_a_category_page() -> None:
     assert doc is not None
     assert drop_shop_chrome(doc, product=False) == 3
     assert doc.text_content() == "SofasLounge sofa$799"
+
+
+def test_buyer_feedback_on_the_seller_is_cut_from_a_product_page() -> None:
+    comments = paragraphs(8, seed=13)
+    feedback = ("<section class='x-feedback-detail-list'><h2>Seller feedback (7,310)</h2><ul>"
+                + "".join(f"<li>Verified purchase. {c}</li>" for c in comments) + "</ul></section>")
+    page = extract_page(product_page(feedback), "https://pottery.example/products/speckled-mug")
+    assert page.page_type == "product"
+    assert DESCRIPTION in page.markdown
+    assert comments[3] not in page.markdown
+
+
+def test_lines_only_the_footer_holds_are_cut_from_a_product_page() -> None:
+    signup = ("Enter your email for ten percent off your first order, plus the latest pottery "
+              "news and studio stories from our little workshop by the sea.")
+    footer = (f"<div class='site-newsletter'><p>{signup}</p></div>")
+    page = extract_page(product_page(footer), "https://pottery.example/products/speckled-mug")
+    assert page.page_type == "product"
+    assert DESCRIPTION in page.markdown
+    assert signup not in page.markdown
+
+
+def test_drop_footer_lines_keeps_text_the_page_also_holds_outside_its_footer() -> None:
+    doc = parse("<html><body><main><h1>Mug</h1><p>Free shipping over $50</p></main>"
+                "<footer><p>Free shipping over $50</p><p>Call us any day.</p></footer>"
+                "</body></html>")
+    assert doc is not None
+    text = drop_footer_lines("# Mug\n\nFree shipping over $50\n\nCall us any day.", doc)
+    assert text == "# Mug\n\nFree shipping over $50\n"

@@ -1,20 +1,23 @@
 """Shop pages: what is not the product's own text, cut before a reader sees the page.
 
-A product page's main text is the product: its name, price, description, feature bullets
-and specifications. Around it, shop software renders customer reviews, "you may also like"
-carousels and recently-viewed strips, which trafilatura (and tamis's region reader) keep as
-if they were the page. ``drop_shop_chrome`` cuts them, in place, by the class or id words
-shop software and review widgets give them (``reviews``, ``related``, ``upsell``,
-``recommendations``...; camelCase names such as ``customerReviews`` are split into words),
-unless the element holds the page's ``h1`` (a wrapper of the whole product block) or also
-names itself the description (a game's press quotes, ``description reviews``). Consent
-managers' banners (OneTrust, Cookiebot, Didomi...) and screen-reader-only text (``sr-only``,
-``visually-hidden``, ``screen-reader-text``...: a style sheet tamis does not read hides it)
-are cut on listing and category pages too.
+A product page's main text is the product: its name, price, description, feature bullets and
+specifications. Around it, shop software renders customer reviews, "you may also like"
+carousels, recently-viewed strips and a marketplace's buyer feedback on the seller, which
+trafilatura (and tamis's region reader) keep as if they were the page. ``drop_shop_chrome``
+cuts them, in place, by the class or id words shop software and review widgets give them
+(``reviews``, ``feedback``, ``related``, ``upsell``, ``recommendations``...; camelCase names
+such as ``customerReviews`` are split into words), unless the element holds the page's
+``h1`` (a wrapper of the whole product block) or also names itself the description (a game's
+press quotes, ``description reviews``). Consent managers' banners (OneTrust, Cookiebot,
+Didomi...) and screen-reader-only text (``sr-only``, ``visually-hidden``,
+``screen-reader-text``...: a style sheet tamis does not read hides it) are cut on listing
+and category pages too.
 
 trafilatura, tuned for articles, also drops what a product page is made of: a table of
 specifications, a definition list, a list of ``Label: value`` items (system requirements).
-``missing_specs`` gives back those blocks of the page's main region that its text lacks.
+``missing_specs`` gives back those blocks of the page's main region that its text lacks,
+and ``drop_footer_lines`` cuts the lines of its text that the page holds only in its footer,
+navigation or newsletter box.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ SCREEN_READER_CLASSES = frozenset({
     "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
     "screen-reader-only", "a-offscreen", "offscreen", "u-hidden-visually",
 })
-# class/id words of review widgets and recommendation strips
+# class/id words of review widgets (a marketplace's buyer feedback on the seller too) and
+# recommendation strips
 PRODUCT_CHROME_WORDS = frozenset({
-    "review", "reviews", "ratings", "testimonials", "related", "recommendations",
+    "review", "reviews", "ratings", "testimonials", "feedback", "related", "recommendations",
     "recommendation", "recommended", "upsell", "upsells", "crosssell", "recently",
 })
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -138,3 +142,47 @@ def missing_specs(doc: HtmlElement, markdown: str, probe_words: int = 6) -> list
         out.append(block)
         have += " " + _key(block)
     return out
+
+
+# Where a product page's site furniture sits: the footer and navigation, by tag or landmark
+# role, and the boxes whose class or id words name them (newsletter sign-up, breadcrumbs)
+FOOTER_TAGS = frozenset({"footer", "nav"})
+FOOTER_ROLES = frozenset({"contentinfo", "navigation"})
+FOOTER_WORDS = frozenset({
+    "footer", "newsletter", "subscribe", "signup", "navbar", "navigation", "breadcrumb",
+    "breadcrumbs", "megamenu",
+})
+TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt",
+                       "a", "span", "div", "strong", "b", "label", "button"})
+_MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
+
+
+def _is_footer(element: HtmlElement) -> bool:
+    tag = tag_of(element)
+    if tag in KEEP_TAGS or element.xpath(".//h1"):
+        return False
+    return (tag in FOOTER_TAGS or element.get("role") in FOOTER_ROLES
+            or bool(name_words(element) & FOOTER_WORDS))
+
+
+def drop_footer_lines(markdown: str, doc: HtmlElement) -> str:
+    """``markdown`` without the lines (a heading, paragraph or list item) whose text the page
+    holds only inside its footer, navigation or newsletter box: trafilatura kept a shop's
+    sign-up form and customer-service blurb from the footer as a product's text."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    body = doc.find(".//body")
+    if body is None:
+        return markdown
+    stack: list[tuple[HtmlElement, bool]] = [(body, False)]
+    while stack:
+        element, footer = stack.pop()
+        footer = footer or _is_footer(element)
+        if tag_of(element) in TEXT_TAGS:
+            key = _key(element.text_content())
+            if key:
+                (inside if footer else outside).add(key)
+        stack.extend((child, footer) for child in element if isinstance(child.tag, str))
+    kept = [line for line in markdown.split("\n")
+            if (key := _key(_MARKS.sub("", line))) not in inside or key in outside]
+    return "\n".join(kept)
