@@ -22,7 +22,7 @@ from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
-from tamis.extract.pagetype import classify, jsonld_article
+from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_footer_lines, drop_shop_chrome, missing_specs
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
@@ -179,9 +179,8 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
         return Extracted(title, "", "fallback", "service")
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     facts = products.facts
-    article_ld = jsonld_article(doc)
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url, products.count, products.types, article_ld)
+    page_type = classify(doc, url, products.count, products.types)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)

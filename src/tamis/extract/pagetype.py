@@ -57,14 +57,6 @@ _ARTICLE_LD = frozenset({"article", "newsarticle", "blogposting", "reportagenews
                          "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle"})
 
 
-def jsonld_article(doc: HtmlElement) -> bool:
-    """True when the page's JSON-LD names an article type (``Article``, ``NewsArticle``,
-    ``BlogPosting``...). Call it before ``strip_hidden``, which removes the scripts."""
-    return any(name.lower() in _ARTICLE_LD
-               for script in doc.xpath("//script[@type='application/ld+json']")
-               for name in _TYPE_NAME.findall(script.text or ""))
-
-
 def _schema_types(doc: HtmlElement) -> Counter[str]:
     found: Counter[str] = Counter()
     for value in doc.xpath("//@itemtype"):
@@ -88,12 +80,12 @@ LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
 
 
 def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
-             ld_types: frozenset[str] = frozenset(), article_ld: bool = False) -> str:
+             ld_types: frozenset[str] = frozenset()) -> str:
     """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
-    describes, ``ld_types``: the schema.org types it names (lowercased), ``article_ld``:
-    ``jsonld_article`` of the page before the cut."""
+    describes, ``ld_types``: the schema.org types it names (lowercased; an article type
+    counts for ``article``)."""
     score: Counter[str] = Counter()
-    if article_ld:
+    if ld_types & _ARTICLE_LD:
         score["article"] += 2
     if url:
         parts = urlsplit(url)
