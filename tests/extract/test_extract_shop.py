@@ -10,7 +10,13 @@ from extract_support import paragraphs
 from tamis.extract.html import extract_page, parse
 from tamis.extract.jsonld import read_products
 from tamis.extract.pagetype import classify
-from tamis.extract.shop import drop_footer_lines, drop_shop_chrome, missing_specs, name_words
+from tamis.extract.shop import (
+    drop_footer_lines,
+    drop_repeated_blocks,
+    drop_shop_chrome,
+    missing_specs,
+    name_words,
+)
 
 DESCRIPTION = ("A hand-thrown stoneware mug with a speckled glaze. It holds twelve ounces "
                "and is safe in the dishwasher and the microwave.")
@@ -171,3 +177,29 @@ def test_drop_footer_lines_keeps_text_the_page_also_holds_outside_its_footer() -
     assert doc is not None
     text = drop_footer_lines("# Mug\n\nFree shipping over $50\n\nCall us any day.", doc)
     assert text == "# Mug\n\nFree shipping over $50\n"
+
+
+def test_editorial_reviews_are_the_publishers_text_and_stay() -> None:
+    blurb = paragraphs(3, seed=21)
+    editorial = ("<div id='editorialReviews_feature_div'><h2>Editorial Reviews</h2>"
+                 + "".join(f"<p>{p}</p>" for p in blurb) + "</div>")
+    page = extract_page(product_page(editorial + f"<div class='reviews'>{REVIEWS}</div>"),
+                        "https://books.example/products/speckled-mug")
+    assert page.page_type == "product"
+    assert blurb[1] in page.markdown
+    assert paragraphs(8, seed=11)[3] not in page.markdown
+
+
+def test_a_product_block_a_page_renders_twice_is_given_once() -> None:
+    sticky = ("<div class='sticky-buy'><h3>Speckled mug</h3><p>$24.00</p>"
+              "<ul><li>EUR: 22.10</li><li>GBP: 19.30</li><li>CAD: 33.00</li></ul></div>")
+    page = extract_page(product_page(sticky + sticky),
+                        "https://pottery.example/products/speckled-mug")
+    assert page.markdown.count("GBP: 19.30") == 1
+    assert page.markdown.count(DESCRIPTION) == 1
+
+
+def test_drop_repeated_blocks_keeps_short_blocks_and_first_copies() -> None:
+    prices = "- EUR: 22.10\n- GBP: 19.30\n- CAD: 33.00"
+    text = f"# Mug\n\n$24\n\n{prices}\n\nText.\n\n$24\n\n{prices}"
+    assert drop_repeated_blocks(text) == f"# Mug\n\n$24\n\n{prices}\n\nText.\n\n$24"

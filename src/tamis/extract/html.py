@@ -24,7 +24,7 @@ from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
-from tamis.extract.shop import drop_footer_lines, drop_shop_chrome, missing_specs
+from tamis.extract.shop import drop_shop_chrome, product_text
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
@@ -212,8 +212,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
-        extracted = drop_footer_lines(extracted, doc)
-        extracted = "\n\n".join([extracted, *missing_specs(doc, extracted)])
+        extracted = product_text(extracted, doc)
     if extracted:
         if page_type in WIDGET_TYPES:
             extracted = drop_widget_lines(extracted, doc)

@@ -28,6 +28,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.markdown import tag_of
 from tamis.extract.region import RegionConverter, is_furniture, main_region
+from tamis.extract.structured import drop_repeated_lines
 
 # class/id words of consent managers (OneTrust, Cookiebot, Didomi, Usercentrics, TrustArc...)
 CONSENT_WORDS = frozenset({
@@ -49,7 +50,7 @@ PRODUCT_CHROME_WORDS = frozenset({
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_:-]+")
 KEEP_TAGS = frozenset({"html", "body", "main"})
-KEEP_WORDS = frozenset({"description"})
+KEEP_WORDS = frozenset({"description", "editorial"})
 
 
 def name_words(element: HtmlElement) -> set[str]:
@@ -186,3 +187,33 @@ def drop_footer_lines(markdown: str, doc: HtmlElement) -> str:
     kept = [line for line in markdown.split("\n")
             if (key := _key(_MARKS.sub("", line))) not in inside or key in outside]
     return "\n".join(kept)
+
+
+
+# A block (paragraph, list, table) of this many characters or more that the text already
+# gave is left out: shops render the buy box twice (a sticky add-to-cart bar, a mobile and
+# a desktop copy) and trafilatura keeps both.
+REPEAT_BLOCK_MIN_CHARS = 20
+
+
+def drop_repeated_blocks(markdown: str, min_chars: int = REPEAT_BLOCK_MIN_CHARS) -> str:
+    """``markdown`` without the blocks (paragraphs, lists, tables) of ``min_chars`` or more
+    (their words) whose words it already gave in an earlier block."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", markdown):
+        key = _key(block)
+        if len(key) >= min_chars:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(block)
+    return "\n\n".join(out)
+
+
+def product_text(markdown: str, doc: HtmlElement) -> str:
+    """trafilatura's text of a product page, tidied: the lines only the footer holds cut,
+    lines (``drop_repeated_lines``) and blocks given twice given once, and the spec blocks
+    it dropped added after it."""
+    markdown = drop_repeated_blocks(drop_repeated_lines(drop_footer_lines(markdown, doc)))
+    return "\n\n".join([markdown, *missing_specs(doc, markdown)])
