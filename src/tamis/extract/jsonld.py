@@ -98,11 +98,45 @@ def read_products(doc: HtmlElement) -> Products:
         except ValueError:
             continue
     names = {_plain(item.get("name")) for item in found}
+    if not names:  # no JSON-LD product: the page's one microdata Product, if it has one
+        return Products(0, microdata_facts(doc), frozenset(kinds))
     if len(names) != 1:
         return Products(len(names), None, frozenset(kinds))
     item = found[0]
     facts = ProductFacts(_plain(item.get("name")), _plain(item.get("description")), _price(item))
     return Products(1, facts, frozenset(kinds))
+
+
+def _scope(element: HtmlElement) -> HtmlElement | None:
+    """The item (``itemscope``) a microdata property belongs to."""
+    return next((a for a in element.iterancestors() if a.get("itemscope") is not None), None)
+
+
+def _prop(item: HtmlElement, name: str) -> str:
+    """The text of ``item``'s own property ``name`` (not a nested item's), or ""."""
+    for element in item.iterfind(f".//*[@itemprop='{name}']"):
+        if _scope(element) is item:
+            value = element.get("content") if element.tag == "meta" else element.text_content()
+            return " ".join((value or "").split())
+    return ""
+
+
+def microdata_facts(doc: HtmlElement) -> ProductFacts | None:
+    """The facts of the page's one schema.org ``Product`` in microdata (``itemtype``,
+    ``itemprop=name`` / ``description``): shops on platforms that mark up the product block
+    itself instead of writing JSON-LD. The product holding the page's ``h1`` (the product
+    block, not a card of the "you may also like" strip), else the only one with a
+    description. Read before the hidden-text cut, like the JSON-LD: a description in a
+    closed tab is still the product's. None when no one product is found."""
+    items = [el for el in doc.iterfind(".//*[@itemtype]")
+             if el.get("itemtype", "").rstrip("/").rsplit("/", 1)[-1].lower() in PRODUCT_TYPES]
+    described = [(item, text) for item in items if (text := _prop(item, "description"))]
+    headed = [pair for pair in described if pair[0].find(".//h1") is not None]
+    chosen = headed if len(headed) == 1 else described
+    if len(chosen) != 1:
+        return None
+    item, description = chosen[0]
+    return ProductFacts(_prop(item, "name"), description, "")
 
 
 def product_facts(doc: HtmlElement) -> ProductFacts | None:
