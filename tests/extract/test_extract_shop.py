@@ -203,3 +203,16 @@ def test_drop_repeated_blocks_keeps_short_blocks_and_first_copies() -> None:
     prices = "- EUR: 22.10\n- GBP: 19.30\n- CAD: 33.00"
     text = f"# Mug\n\n$24\n\n{prices}\n\nText.\n\n$24\n\n{prices}"
     assert drop_repeated_blocks(text) == f"# Mug\n\n$24\n\n{prices}\n\nText.\n\n$24"
+
+
+def test_term_and_definition_rows_without_a_dl_are_a_spec_block() -> None:
+    rows = "".join(f"<div class='r'><dt role='term'>{k}:</dt>&#160;<dd role='definition'>{v}"
+                   "</dd></div>" for k, v in (("Collar", "Turn-down collar"),
+                                              ("Fastening", "Zip"), ("Pockets", "Chest pocket")))
+    doc = parse("<html><body><main><h1>Jacket</h1><p>A faux leather jacket.</p>"
+                f"<div class='details'>{rows}<div><button>More</button></div></div>"
+                "<div><div><span>Alone</span></div><div><dt>Only a term</dt></div></div>"
+                "</main></body></html>")
+    assert doc is not None
+    assert missing_specs(doc, "# Jacket\n\nA faux leather jacket.") == [
+        "- Collar: Turn-down collar\n- Fastening: Zip\n- Pockets: Chest pocket"]

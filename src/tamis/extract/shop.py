@@ -100,11 +100,34 @@ def _is_spec(element: HtmlElement) -> bool:
         return len(rows) >= SPEC_MIN_ROWS
     if tag == "dl":
         return len(element.findall("dt")) >= SPEC_MIN_ROWS
+    if tag == "div":  # term/definition rows without a dl (script-built pages)
+        rows = [row for row in element if tag_of(row) == "div"]
+        paired = sum(_term_row(row) for row in rows)
+        return paired >= SPEC_MIN_ROWS and paired >= SPEC_LABELLED_SHARE * len(element)
     if tag in ("ul", "ol"):
         items = [li for li in element if tag_of(li) == "li" and li.text_content().strip()]
         labelled = sum(bool(_LABEL.match(li.text_content())) for li in items)
         return len(items) >= SPEC_MIN_ITEMS and labelled >= SPEC_LABELLED_SHARE * len(items)
     return False
+
+
+def _term_row(row: HtmlElement) -> bool:
+    """A row holding one term and its definition (``dt``/``dd`` or the ARIA roles)."""
+    kinds = [tag_of(c) if tag_of(c) in ("dt", "dd") else c.get("role") for c in row]
+    return (kinds.count("dt") + kinds.count("term") == 1
+            and kinds.count("dd") + kinds.count("definition") == 1)
+
+
+def _term_rows(element: HtmlElement) -> str:
+    """A div of term/definition rows as a list, ``- Collar: Turn-down collar``."""
+    lines = []
+    for row in element:
+        if tag_of(row) == "div" and _term_row(row):
+            term, definition = (" ".join(c.text_content().split()) for c in row
+                                if tag_of(c) in ("dt", "dd") or c.get("role") in
+                                ("term", "definition"))
+            lines.append(f"- {term.rstrip(':')}: {definition}")
+    return "\n".join(lines)
 
 
 def _key(text: str) -> str:
@@ -129,14 +152,14 @@ def missing_specs(doc: HtmlElement, markdown: str, probe_words: int = 6) -> list
     converter = _BlockConverter()
     out: list[str] = []
     region = main_region(doc)
-    for element in region.iter("table", "dl", "ul", "ol"):
+    for element in region.iter("table", "dl", "ul", "ol", "div"):
         if not _is_spec(element):
             continue
         above = list(element.iterancestors())
         above = above[:above.index(region)] if region in above else above
         if any(_is_spec(a) or is_furniture(a) for a in above) or is_furniture(element):
             continue
-        block = converter.element(element)
+        block = _term_rows(element) if tag_of(element) == "div" else converter.element(element)
         words = _key(block).split()
         if len(words) < probe_words or " ".join(words[:probe_words]) in have:
             continue
