@@ -11,6 +11,7 @@ from tamis.extract.html import extract_page, parse
 from tamis.extract.jsonld import read_products
 from tamis.extract.pagetype import classify
 from tamis.extract.shop import (
+    drop_cookie_lines,
     drop_footer_lines,
     drop_repeated_blocks,
     drop_shop_chrome,
@@ -216,3 +217,14 @@ def test_term_and_definition_rows_without_a_dl_are_a_spec_block() -> None:
     assert doc is not None
     assert missing_specs(doc, "# Jacket\n\nA faux leather jacket.") == [
         "- Collar: Turn-down collar\n- Fastening: Zip\n- Pockets: Chest pocket"]
+
+
+def test_a_cookie_notice_without_a_class_word_is_cut_from_a_product_page() -> None:
+    notice = ("Pottery uses cookies to enhance site functionality and analyze traffic. By using "
+              "our site, you agree to our cookie use.")
+    banner = f"<div class='fixed bottom-6 z-50 rounded-lg'><p>{notice}</p><button>OK</button></div>"
+    page = extract_page(product_page(banner), "https://pottery.example/products/speckled-mug")
+    assert DESCRIPTION in page.markdown
+    assert notice not in page.markdown
+    terms = "ACCEPTANCE OF THE PRIVACY & COOKIE POLICY IS REQUIRED TO PLAY."
+    assert drop_cookie_lines(f"{terms}\n{notice}") == terms

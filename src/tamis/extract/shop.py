@@ -234,9 +234,24 @@ def drop_repeated_blocks(markdown: str, min_chars: int = REPEAT_BLOCK_MIN_CHARS)
     return "\n\n".join(out)
 
 
+# A consent banner's sentence, when the banner's box has no class word to cut it by (utility
+# CSS classes): the site uses cookies, and the reader agrees or is asked to accept them.
+COOKIE_NOTICE_CHARS = 400
+_COOKIE_USE = re.compile(r"\b(uses?|use of|using) cookies\b", re.I)
+_COOKIE_ASK = re.compile(r"\b(by using|you agree|agree to|accept|consent|preferences)\b", re.I)
+
+
+def drop_cookie_lines(markdown: str) -> str:
+    """``markdown`` without the lines (under ``COOKIE_NOTICE_CHARS``) of a cookie notice."""
+    return "\n".join(line for line in markdown.split("\n")
+                     if len(line) >= COOKIE_NOTICE_CHARS or not _COOKIE_USE.search(line)
+                     or not _COOKIE_ASK.search(line))
+
+
 def product_text(markdown: str, doc: HtmlElement) -> str:
     """trafilatura's text of a product page, tidied: the lines only the footer holds cut,
-    lines (``drop_repeated_lines``) and blocks given twice given once, and the spec blocks
-    it dropped added after it."""
+    lines (``drop_repeated_lines``) and blocks given twice given once, a cookie notice's
+    lines cut, and the spec blocks it dropped added after it."""
     markdown = drop_repeated_blocks(drop_repeated_lines(drop_footer_lines(markdown, doc)))
+    markdown = drop_cookie_lines(markdown)
     return "\n\n".join([markdown, *missing_specs(doc, markdown)])
