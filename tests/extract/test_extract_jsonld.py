@@ -103,3 +103,10 @@ def test_microdata_facts_take_the_product_holding_the_h1() -> None:
     assert (facts.name, facts.description) == ("Speckled mug", DESCRIPTION)
     two_cards = parse(f"<html><body>{card}{card.replace('Jug', 'Vase')}</body></html>")
     assert two_cards is not None and microdata_facts(two_cards) is None
+
+
+def test_a_percent_encoded_json_ld_description_is_decoded() -> None:
+    encoded = DESCRIPTION.replace(" ", "%20").replace(",", "%2C")
+    page = extract_page(product_page([{**MUG, "description": encoded}]),
+                        "https://pottery.example/products/mug")
+    assert DESCRIPTION in page.markdown and "%20" not in page.markdown

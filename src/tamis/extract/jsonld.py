@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from lxml.html import HtmlElement
 
@@ -60,6 +61,8 @@ def _products(node: Any, found: list[dict[str, Any]], kinds: set[str], depth: in
 def _plain(value: Any) -> str:
     if not isinstance(value, str):
         return ""
+    if "%20" in value and " " not in value:  # a percent-encoded text (a shop template's bug)
+        value = unquote(value)
     return " ".join(html.unescape(_TAGS.sub(" ", value)).split())
 
 
