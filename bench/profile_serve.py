@@ -96,7 +96,13 @@ def main() -> None:
                         f" {wall:.2f} s, service CPU {cpu:.2f} s under cProfile"
                         f" ({cpu / int(count) * 1000:.2f} ms a request)")
 
-            summary = asyncio.run(run())
+            try:  # the loop `tamis serve` runs on (uvicorn's loop="auto")
+                import uvloop
+
+                with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                    summary = runner.run(run())
+            except ImportError:
+                summary = asyncio.run(run())
         finally:
             fake.terminate()
             fake.wait(timeout=10)
