@@ -275,10 +275,14 @@ def paired(args: argparse.Namespace) -> None:
     """``--against``: the other checkout and this one alternately, then side by side."""
     rounds: list[tuple[dict, dict]] = []
     for round_ in range(1, args.rounds + 1):
-        print(f"== round {round_}: {args.against} (base)")
-        before = run_once(args, args.against)
-        print(f"== round {round_}: this checkout")
-        rounds.append((before, run_once(args, None)))
+        # the order alternates: the second run of a pair can find the machine busier
+        # (the first's files being written back), whichever checkout it is
+        order = [("base", args.against), ("this checkout", None)]
+        figures: dict[str, dict] = {}
+        for label, src in order if round_ % 2 else order[::-1]:
+            print(f"== round {round_}: {label}")
+            figures[label] = run_once(args, src)
+        rounds.append((figures["base"], figures["this checkout"]))
     print(f"\n== paired, {args.rounds} round(s): base -> this checkout"
           " (median of the rounds; then each round)")
     for scenario in rounds[0][0]:
