@@ -3,6 +3,8 @@
     python bench/bench_serve.py [--requests 4000] [--concurrency 20] [--workers 2]
                                 [--tamis-src DIR]   # measure another checkout's src/
                                 [--scenarios healthz,cached,uncached]
+                                [--against DIR --rounds 3]  # paired: DIR's src/, then
+                                                            # this one, round after round
 
 Processes, all on 127.0.0.1: a 0-delay fake SearXNG (uvicorn, one process, the recorded
 answer of the measured query with the query put in), a bare Starlette endpoint answering a
@@ -21,6 +23,11 @@ answer (goal: 0), the servers' CPU seconds (user+sys of every process of the ser
 from /proc) and the load generator's, beside the wall time, and the CPU-bound ceiling: the
 cores divided by the CPU every process spent a request (what an idle machine would reach;
 the machine is shared, so the measured rate can be far below it). Nothing is asserted.
+
+``--against DIR`` (another checkout's src/, e.g. a worktree of main) runs the whole
+measure for DIR and for this checkout alternately, ``--rounds`` times, and ends with each
+scenario's figures side by side: the median of the rounds, and each round's pair (the
+machine's load changes from minute to minute; a pair shares it).
 """
 
 from __future__ import annotations
@@ -162,7 +169,7 @@ def run_load(port: int, paths: list[str], concurrency: int, check: bool) -> Outc
 
 
 def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | None,
-           backend_cpu: float | None = None) -> float:
+           backend_cpu: float | None = None) -> dict[str, float]:
     lat = sorted(outcome.latencies)
     rate = len(lat) / outcome.wall
     p50 = statistics.median(lat) * 1000
@@ -181,12 +188,14 @@ def report(name: str, outcome: Outcome, server_cpu: float, comparator: float | N
     print(f"{'':<22} CPU-bound ceiling: {cores} idle cores / {every / len(lat) * 1000:.2f} ms"
           f" of CPU a request (server{' + backend' if backend_cpu is not None else ''}"
           f" + load generator) = {cores * len(lat) / every:.0f} req/s")
-    return rate
+    return {"rate": rate, "cpu_ms": server_cpu / len(lat) * 1000,
+            "ceiling": cores * len(lat) / every, "refused": outcome.refused,
+            "invalid": outcome.invalid}
 
 
 def measure(name: str, pid: int, port: int, paths: list[str], concurrency: int,
             comparator: float | None, check: bool = False, backend: int | None = None
-            ) -> float:
+            ) -> dict[str, float]:
     """One scenario; ``backend``: the pid of the backend it asks, whose CPU is printed too."""
     cpu = tree_cpu(pid)
     backend_cpu = tree_cpu(backend) if backend is not None else 0.0
@@ -196,25 +205,18 @@ def measure(name: str, pid: int, port: int, paths: list[str], concurrency: int,
 
 
 # -------------------------------------------------------------------------- main
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=4000)
-    parser.add_argument("--concurrency", type=int, default=20)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--tamis-src", default=None,
-                        help="src/ of another checkout to measure (its own `tamis serve`)")
-    parser.add_argument("--scenarios", default="healthz,cached,uncached",
-                        help="which tamis scenarios to run (bare Starlette always runs)")
-    args = parser.parse_args()
+def run_once(args: argparse.Namespace, tamis_src: str | None) -> dict[str, dict[str, float]]:
+    """Every chosen scenario once, for the checkout at ``tamis_src`` (None: this one)."""
     n, c = args.requests, args.concurrency
+    figures: dict[str, dict[str, float]] = {}
     procs: list[subprocess.Popen] = []
     with tempfile.TemporaryDirectory() as tmp:
         answer = recorded(QUERY)
         fake_port, bare_port, tamis_port = free_port(), free_port(), free_port()
         (Path(tmp) / "bare_starlette.py").write_text(BARE_STARLETTE)
         env = dict(os.environ)
-        if args.tamis_src:
-            env["PYTHONPATH"] = str(Path(args.tamis_src).resolve())
+        if tamis_src:
+            env["PYTHONPATH"] = str(Path(tamis_src).resolve())
         config = Path(tmp) / "tamis.yaml"
         config.write_text(
             f"backends:\n  - name: searxng\n    base_url: http://127.0.0.1:{fake_port}\n"
@@ -244,17 +246,20 @@ def main() -> None:
                   f" {workers} worker(s), bare Starlette {workers} worker(s),"
                   f" {len(os.sched_getaffinity(0))} cores")
             chosen = set(args.scenarios.split(","))
-            base = measure("bare Starlette", bare.pid, bare_port, ["/?q=x"] * n, c, None)
+            figures["bare Starlette"] = measure("bare Starlette", bare.pid, bare_port,
+                                                ["/?q=x"] * n, c, None)
+            base = figures["bare Starlette"]["rate"]
             if "healthz" in chosen:
-                measure("tamis /healthz", tamis.pid, tamis_port, ["/healthz"] * n, c, base)
+                figures["healthz"] = measure("tamis /healthz", tamis.pid, tamis_port,
+                                             ["/healthz"] * n, c, base)
             if "cached" in chosen:
-                measure("tamis cached search", tamis.pid, tamis_port, [search] * n, c, base,
-                        check=True)
+                figures["cached"] = measure("tamis cached search", tamis.pid, tamis_port,
+                                            [search] * n, c, base, check=True)
             fresh = [f"/v1/search?q=fresh+query+{i}+{time.time_ns()}&extract=false"
                      for i in range(n)]
             if "uncached" in chosen:
-                measure("tamis uncached", tamis.pid, tamis_port, fresh, c, base, check=True,
-                        backend=fake.pid)
+                figures["uncached"] = measure("tamis uncached", tamis.pid, tamis_port, fresh,
+                                              c, base, check=True, backend=fake.pid)
         finally:
             for proc in procs:
                 proc.terminate()
@@ -263,6 +268,53 @@ def main() -> None:
                     proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+    return figures
+
+
+def paired(args: argparse.Namespace) -> None:
+    """``--against``: the other checkout and this one alternately, then side by side."""
+    rounds: list[tuple[dict, dict]] = []
+    for round_ in range(1, args.rounds + 1):
+        # the order alternates: the second run of a pair can find the machine busier
+        # (the first's files being written back), whichever checkout it is
+        order = [("base", args.against), ("this checkout", None)]
+        figures: dict[str, dict] = {}
+        for label, src in order if round_ % 2 else order[::-1]:
+            print(f"== round {round_}: {label}")
+            figures[label] = run_once(args, src)
+        rounds.append((figures["base"], figures["this checkout"]))
+    print(f"\n== paired, {args.rounds} round(s): base -> this checkout"
+          " (median of the rounds; then each round)")
+    for scenario in rounds[0][0]:
+        def cell(which: int, key: str, scenario: str = scenario) -> float:
+            return statistics.median(r[which][scenario][key] for r in rounds)
+        print(f"{scenario:<16} rate {cell(0, 'rate'):6.0f} -> {cell(1, 'rate'):6.0f} req/s;"
+              f" CPU {cell(0, 'cpu_ms'):5.2f} -> {cell(1, 'cpu_ms'):5.2f} ms a request;"
+              f" ceiling {cell(0, 'ceiling'):6.0f} -> {cell(1, 'ceiling'):6.0f} req/s;"
+              f" refused {sum(r[0][scenario]['refused'] for r in rounds):.0f} ->"
+              f" {sum(r[1][scenario]['refused'] for r in rounds):.0f}")
+        for i, (b, t) in enumerate(rounds, 1):
+            print(f"{'':<16}   round {i}: {b[scenario]['rate']:.0f} -> {t[scenario]['rate']:.0f}"
+                  f" req/s, {b[scenario]['cpu_ms']:.2f} -> {t[scenario]['cpu_ms']:.2f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=4000)
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--tamis-src", default=None,
+                        help="src/ of another checkout to measure (its own `tamis serve`)")
+    parser.add_argument("--scenarios", default="healthz,cached,uncached",
+                        help="which tamis scenarios to run (bare Starlette always runs)")
+    parser.add_argument("--against", default=None,
+                        help="src/ of a base checkout: measure it and this one alternately")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against")
+    args = parser.parse_args()
+    if args.against:
+        paired(args)
+    else:
+        run_once(args, args.tamis_src)
 
 
 if __name__ == "__main__":

@@ -114,6 +114,7 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
         raise AnswerError("answer is not SearXNG JSON (no 'results' list)")
 
     name = adapter.name
+    prefix = f"{name}:"
 
     def read(item: dict[str, Any], index: int) -> RawHit | None:
         engines = engine_order(item)  # names (str)
@@ -122,8 +123,9 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
             positions = [index] * len(engines)
         return adapter.hit(
             item.get("url"), item.get("title"), item.get("content"), index,
-            published=item.get("publishedDate"), labels=[f"{name}:{e}" for e in engines],
-            positions=[int(p) if isinstance(p, (int, float)) and p >= 1 else index
+            published=item.get("publishedDate"), labels=[prefix + e for e in engines],
+            positions=[p if p.__class__ is int and p >= 1 else int(p)
+                       if isinstance(p, (int, float)) and p >= 1 else index
                        for p in positions])
 
     parsed = adapter.collect(payload["results"], read)
@@ -153,6 +155,8 @@ def engine_order(item: dict[str, Any]) -> list[str]:
     first = item.get("engine")
     if not isinstance(engines, list) or not engines:
         return [first] if isinstance(first, str) and first else ["unknown"]
+    if len(engines) == 1:  # the common case: one engine, whatever ``engine`` says
+        return [str(engines[0])]
     names = [str(e) for e in engines]
     if isinstance(first, str) and first in names and len(set(names)) == len(names):
         return [first, *sorted(n for n in names if n != first)]

@@ -1,0 +1,47 @@
+"""How a SearXNG result's engines and positions are read (``engine_order``,
+``parse_searxng``): the single-engine shortcut and the general pairing give the same labels
+and positions as the rule says, whatever ``engine`` holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from tamis.backends.registry import make_adapter
+from tamis.backends.searxng import engine_order, parse_searxng
+from tamis.policy.schema import LineConfig
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ({"engines": ["bing"], "engine": "bing"}, ["bing"]),
+    ({"engines": ["bing"], "engine": "brave"}, ["bing"]),  # engine not among engines
+    ({"engines": ["bing"]}, ["bing"]),
+    ({"engines": [7]}, ["7"]),  # not a str: its text
+    ({"engines": ["mojeek", "bing", "brave"], "engine": "brave"}, ["brave", "bing", "mojeek"]),
+    ({"engines": ["mojeek", "bing"]}, ["mojeek", "bing"]),  # no engine: as parallel lists
+    ({"engines": ["bing", "bing"], "engine": "bing"}, ["bing", "bing"]),
+    ({"engines": [], "engine": "bing"}, ["bing"]),
+    ({}, ["unknown"]),
+])
+def test_engine_order(item: dict, expected: list[str]):
+    assert engine_order(item) == expected
+
+
+def test_labels_positions_and_text_of_each_hit():
+    adapter = make_adapter(LineConfig(name="sx", type="searxng", base_url="http://127.0.0.1:1"))
+    parsed = parse_searxng(adapter, {"results": [
+        {"url": " https://a.example/1 ", "title": "A &amp; <b>B</b>", "content": "x  y",
+         "engine": "bing", "engines": ["bing"], "positions": [3]},
+        {"url": "https://b.example/", "title": 5, "engines": ["brave", "bing"],
+         "engine": "bing", "positions": [2.0, True], "publishedDate": "2026-01-02"},
+        {"url": "https://c.example/", "engines": ["bing"], "positions": [0, 4]},
+        {"url": ""},
+    ]})
+    first, second, third = parsed.hits
+    assert first.model_dump() == {
+        "url": "https://a.example/1", "title": "A & B", "snippet": "x y", "line": "sx",
+        "engines": ["sx:bing"], "positions": [3], "published": None}
+    assert (second.title, second.engines, second.positions, second.published) == (
+        "", ["sx:bing", "sx:brave"], [2, 1], "2026-01-02")
+    assert type(second.positions[0]) is int
+    assert (third.engines, third.positions) == (["sx:bing"], [3])  # not parallel: its index
+    assert [n.kind for n in parsed.notes] == ["skipped_hit"]
