@@ -93,3 +93,19 @@ def test_a_region_too_short_to_win_is_not_converted() -> None:
     whole = region_markdown(doc)
     assert whole.startswith("# Plans") and region_markdown(doc, needed=len(whole) - 1) == whole
     assert region_markdown(doc, needed=10 * len(whole)) == ""
+
+
+PLANS = "".join(f"<p>Paragraph {n} of the page about our repair plans and what each plan "
+                "covers for owners.</p>" for n in range(10))
+
+
+def test_a_landing_page_loses_the_promo_box_trafilatura_keeps() -> None:
+    # a terms or landing page (typed service) with a shop's promo box in its container
+    html = ("<html><head><title>Plans</title></head><body><main><h1>Repair plans</h1>"
+            "<div class='page-content'>" + PLANS + "<div class='promo-box'><h3>Free "
+            "shipping</h3><p>Get free standard shipping on orders over $40 in every region."
+            "</p></div></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/pages/repair-plans")
+    assert (page.page_type, page.method) == ("service", "trafilatura")
+    assert "Paragraph 9 of the page" in page.markdown
+    assert "free standard shipping" not in page.markdown

@@ -103,7 +103,7 @@ REGION_RATIO: dict[str, float] = {
 
 # Page types whose trafilatura text loses the lines of the page's widgets (author bios,
 # related stories, share and newsletter boxes...) that it kept: ``boilerplate``.
-WIDGET_TYPES = frozenset({"article", "documentation"})
+WIDGET_TYPES = frozenset({"article", "documentation", "service"})
 
 
 # Page types whose readers often lose the product description a shop renders in a tab or a
