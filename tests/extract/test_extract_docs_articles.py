@@ -109,3 +109,25 @@ def test_a_landing_page_loses_the_promo_box_trafilatura_keeps() -> None:
     assert (page.page_type, page.method) == ("service", "trafilatura")
     assert "Paragraph 9 of the page" in page.markdown
     assert "free standard shipping" not in page.markdown
+
+
+def test_a_camel_case_widget_name_is_split_into_words() -> None:
+    # styled-components and CSS modules name boxes StyledAuthorContainer, not author-box
+    html = ("<html><head><meta property='og:type' content='article'></head><body><article>"
+            "<h1>T</h1><div class='entry-content'>" + STORY + "<div class='Styles__Styled"
+            "AuthorContainer-sc-1x2y'><h3>Jeffrey Smith</h3><p>Jeffrey Smith is a risk "
+            "consultant with twenty years in the trade.</p></div></div></article></body></html>")
+    page = extract_page(html, "https://news.example.com/2025/03/strategist")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
+    assert "Paragraph 9 of the story" in page.markdown
+    assert "risk consultant" not in page.markdown
+
+
+def test_a_landing_page_keeps_its_camel_case_cta_cells() -> None:
+    html = ("<html><head><title>Plans</title></head><body><main><h1>Repair plans</h1>"
+            "<div class='page-content'>" + PLANS + "<div class='grid-module__block stories-"
+            "module__ctaCell'><p>Owners saw repair times fall from seven days to two after "
+            "switching.</p></div></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/pages/repair-plans")
+    assert (page.page_type, page.method) == ("service", "trafilatura")
+    assert "repair times fall from seven days to two" in page.markdown

@@ -6,8 +6,9 @@ article's container. Cutting those elements from the tree before trafilatura rea
 changes what trafilatura picks as the body (measured: it then lost paragraphs after the
 cut), so the cut is made on its text instead: a line (heading, paragraph or list item) of
 trafilatura's markdown is dropped when it is exactly the text of a block inside an
-element whose class or id words (split on ``-``, ``_`` and spaces, matched whole) name
-such a widget, and the page does not hold the same text more often than its widgets do (a
+element whose class or id words (split on ``-``, ``_``, spaces and, except on landing
+pages, camelCase: ``ArticleStyles__StyledAuthorContainer``; matched whole) name such a
+widget, and the page does not hold the same text more often than its widgets do (a
 heading that a sidebar's table of contents repeats stays). An element holding the ``h1``
 or more than ``MAX_SHARE`` of the page's text is never taken for a widget.
 """
@@ -29,16 +30,19 @@ MAX_SHARE = 0.3
 TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt",
                        "blockquote", "figcaption", "a", "strong", "b", "em", "span", "div"})
 _MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # where a camelCase name splits
 # one of the words, whole (class and id words are split on spaces, ``-`` and ``_``)
 _ANY_WORD = re.compile(r"(?:^|[\s_-])(?:" + "|".join(sorted(WIDGET_WORDS)) + r")(?=$|[\s_-])")
 
 
-def widgets(root: HtmlElement, page_chars: int) -> list[HtmlElement]:
-    """The outermost widget elements under ``root`` (see the module)."""
+def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
+            ) -> list[HtmlElement]:
+    """The outermost widget elements under ``root`` (see the module); with ``camel_case``,
+    camelCase names are split into words too (``StyledAuthorContainer``)."""
     ceiling = MAX_SHARE * page_chars
     found: list[HtmlElement] = []
     for value in root.xpath(".//@class | .//@id"):  # document order, in C
-        if not _ANY_WORD.search(value.lower()):
+        if not _ANY_WORD.search((_CAMEL.sub(" ", value) if camel_case else value).lower()):
             continue
         element = value.getparent()
         if found and (element is found[-1] or any(a is found[-1]
@@ -53,15 +57,16 @@ def _count(needle: str, haystack: str) -> int:
     return f" {haystack} ".count(f" {needle} ")
 
 
-def drop_widget_lines(markdown: str, doc: HtmlElement) -> str:
-    """``markdown`` without the lines that are widget text of ``doc`` (see the module)."""
+def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True) -> str:
+    """``markdown`` without the lines that are widget text of ``doc`` (see the module and
+    ``widgets``)."""
     lines = markdown.split("\n")
     keys = [_key(_MARKS.sub("", line.replace("*", ""))) for line in lines]
     wanted = set(keys) - {""}
     body = doc.find(".//body")
     root = body if body is not None else doc
     text = " ".join(root.itertext())
-    found = widgets(root, len(text)) if wanted else []
+    found = widgets(root, len(text), camel_case) if wanted else []
     inside: set[str] = set()
     for widget in found:
         for element in widget.iter():

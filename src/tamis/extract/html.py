@@ -216,7 +216,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         extracted = "\n\n".join([extracted, *missing_specs(doc, extracted)])
     if extracted:
         if page_type in WIDGET_TYPES:
-            extracted = drop_widget_lines(extracted, doc)
+            # landing pages name their content blocks ``ctaCell``: no camelCase words there
+            extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service")
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 
