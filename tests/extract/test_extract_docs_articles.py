@@ -131,3 +131,26 @@ def test_a_landing_page_keeps_its_camel_case_cta_cells() -> None:
     page = extract_page(html, "https://www.example.com/pages/repair-plans")
     assert (page.page_type, page.method) == ("service", "trafilatura")
     assert "repair times fall from seven days to two" in page.markdown
+
+
+def test_an_article_read_from_its_region_loses_its_widgets_not_its_prose() -> None:
+    # trafilatura keeps too little of a list-shaped article: the main region is read, with
+    # its share bar; the story's last paragraphs sit in a box named for related articles
+    html = ("<html><head><meta property='og:type' content='article'></head><body><main>"
+            "<h1>Car checklist</h1><p>Keep your car in shape with these checks.</p><ul>"
+            + "".join(f"<li><a href='/c{n}'>Check {n}: the tyre pressure every month</a></li>"
+                      for n in range(40))
+            + "</ul><div class='share-bar'><ul><li><a href='/f'>Share on Facebook</a></li>"
+            "<li><a href='/e'>Share by Email</a></li></ul></div><div id='more-related-text'>"
+            + "".join(f"<p>Long paragraph {n} on what a shop may recommend for a service, and "
+                      "why the owner's manual is the better guide for fluids, filters and "
+                      "parts that are not worn out yet, whatever the shop's own printed list "
+                      "says.</p>" for n in range(3))
+            + "</div><div class='cta-banner'><h3>Book a free inspection</h3><p>Our mechanics "
+            "check forty points in an hour.</p></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/cars/checklist-a123/")
+    assert (page.page_type, page.method) == ("article", "region")
+    assert "Check 39: the tyre pressure" in page.markdown
+    assert "Share on Facebook" not in page.markdown
+    assert "Long paragraph 2 on what a shop" in page.markdown
+    assert "check forty points in an hour" in page.markdown  # on a region, a CTA is content

@@ -210,6 +210,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
         region = normalize(region_markdown(doc, needed))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
+            if page_type == "article":  # its share bars and related lists (boilerplate)
+                region = normalize(drop_widget_lines(region, doc, on_region=True))
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = drop_footer_lines(extracted, doc)
