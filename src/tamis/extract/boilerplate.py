@@ -40,8 +40,10 @@ TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"
                        "blockquote", "figcaption", "a", "strong", "b", "em", "span", "div"})
 _MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # where a camelCase name splits
-# one of the words, whole (class and id words are split on spaces, ``-`` and ``_``)
+
+
 def _word_pattern(words: frozenset[str]) -> re.Pattern[str]:
+    """One of ``words``, whole (class and id words are split on spaces, ``-`` and ``_``)."""
     return re.compile(r"(?:^|[\s_-])(?:" + "|".join(sorted(words)) + r")(?=$|[\s_-])")
 
 
