@@ -93,3 +93,64 @@ def test_a_region_too_short_to_win_is_not_converted() -> None:
     whole = region_markdown(doc)
     assert whole.startswith("# Plans") and region_markdown(doc, needed=len(whole) - 1) == whole
     assert region_markdown(doc, needed=10 * len(whole)) == ""
+
+
+PLANS = "".join(f"<p>Paragraph {n} of the page about our repair plans and what each plan "
+                "covers for owners.</p>" for n in range(10))
+
+
+def test_a_landing_page_loses_the_promo_box_trafilatura_keeps() -> None:
+    # a terms or landing page (typed service) with a shop's promo box in its container
+    html = ("<html><head><title>Plans</title></head><body><main><h1>Repair plans</h1>"
+            "<div class='page-content'>" + PLANS + "<div class='promo-box'><h3>Free "
+            "shipping</h3><p>Get free standard shipping on orders over $40 in every region."
+            "</p></div></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/pages/repair-plans")
+    assert (page.page_type, page.method) == ("service", "trafilatura")
+    assert "Paragraph 9 of the page" in page.markdown
+    assert "free standard shipping" not in page.markdown
+
+
+def test_a_camel_case_widget_name_is_split_into_words() -> None:
+    # styled-components and CSS modules name boxes StyledAuthorContainer, not author-box
+    html = ("<html><head><meta property='og:type' content='article'></head><body><article>"
+            "<h1>T</h1><div class='entry-content'>" + STORY + "<div class='Styles__Styled"
+            "AuthorContainer-sc-1x2y'><h3>Jeffrey Smith</h3><p>Jeffrey Smith is a risk "
+            "consultant with twenty years in the trade.</p></div></div></article></body></html>")
+    page = extract_page(html, "https://news.example.com/2025/03/strategist")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
+    assert "Paragraph 9 of the story" in page.markdown
+    assert "risk consultant" not in page.markdown
+
+
+def test_a_landing_page_keeps_its_camel_case_cta_cells() -> None:
+    html = ("<html><head><title>Plans</title></head><body><main><h1>Repair plans</h1>"
+            "<div class='page-content'>" + PLANS + "<div class='grid-module__block stories-"
+            "module__ctaCell'><p>Owners saw repair times fall from seven days to two after "
+            "switching.</p></div></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/pages/repair-plans")
+    assert (page.page_type, page.method) == ("service", "trafilatura")
+    assert "repair times fall from seven days to two" in page.markdown
+
+
+def test_an_article_read_from_its_region_loses_its_widgets_not_its_prose() -> None:
+    # trafilatura keeps too little of a list-shaped article: the main region is read, with
+    # its share bar; the story's last paragraphs sit in a box named for related articles
+    html = ("<html><head><meta property='og:type' content='article'></head><body><main>"
+            "<h1>Car checklist</h1><p>Keep your car in shape with these checks.</p><ul>"
+            + "".join(f"<li><a href='/c{n}'>Check {n}: the tyre pressure every month</a></li>"
+                      for n in range(40))
+            + "</ul><div class='share-bar'><ul><li><a href='/f'>Share on Facebook</a></li>"
+            "<li><a href='/e'>Share by Email</a></li></ul></div><div id='more-related-text'>"
+            + "".join(f"<p>Long paragraph {n} on what a shop may recommend for a service, and "
+                      "why the owner's manual is the better guide for fluids, filters and "
+                      "parts that are not worn out yet, whatever the shop's own printed list "
+                      "says.</p>" for n in range(3))
+            + "</div><div class='cta-banner'><h3>Book a free inspection</h3><p>Our mechanics "
+            "check forty points in an hour.</p></div></main></body></html>")
+    page = extract_page(html, "https://www.example.com/cars/checklist-a123/")
+    assert (page.page_type, page.method) == ("article", "region")
+    assert "Check 39: the tyre pressure" in page.markdown
+    assert "Share on Facebook" not in page.markdown
+    assert "Long paragraph 2 on what a shop" in page.markdown
+    assert "check forty points in an hour" in page.markdown  # on a region, a CTA is content

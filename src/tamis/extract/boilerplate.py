@@ -6,10 +6,16 @@ article's container. Cutting those elements from the tree before trafilatura rea
 changes what trafilatura picks as the body (measured: it then lost paragraphs after the
 cut), so the cut is made on its text instead: a line (heading, paragraph or list item) of
 trafilatura's markdown is dropped when it is exactly the text of a block inside an
-element whose class or id words (split on ``-``, ``_`` and spaces, matched whole) name
-such a widget, and the page does not hold the same text more often than its widgets do (a
+element whose class or id words (split on ``-``, ``_``, spaces and, except on landing
+pages, camelCase: ``ArticleStyles__StyledAuthorContainer``; matched whole) name such a
+widget, and the page does not hold the same text more often than its widgets do (a
 heading that a sidebar's table of contents repeats stays). An element holding the ``h1``
 or more than ``MAX_SHARE`` of the page's text is never taken for a widget.
+
+An article read by the main-region reader (trafilatura kept too little) loses its widget
+lines too; there the region holds the whole page's main column, and a box holding prose is
+the story even when its name says ``related``, and calls to action and promos stay (a
+landing page typed article is made of them) (``on_region``).
 """
 
 from __future__ import annotations
@@ -26,25 +32,57 @@ WIDGET_WORDS = frozenset({
     "comment", "sidebar", "sponsored", "advert", "advertisement", "ads", "disclaimer", "tags",
 })
 MAX_SHARE = 0.3
+# on the main region's text (``on_region``): a box holding this many paragraphs of this
+# many characters is the story, whatever its name says
+PROSE_PARAGRAPHS = 3
+PROSE_CHARS = 200
 TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt",
                        "blockquote", "figcaption", "a", "strong", "b", "em", "span", "div"})
 _MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
-# one of the words, whole (class and id words are split on spaces, ``-`` and ``_``)
-_ANY_WORD = re.compile(r"(?:^|[\s_-])(?:" + "|".join(sorted(WIDGET_WORDS)) + r")(?=$|[\s_-])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # where a camelCase name splits
 
 
-def widgets(root: HtmlElement, page_chars: int) -> list[HtmlElement]:
-    """The outermost widget elements under ``root`` (see the module)."""
+def _word_pattern(words: frozenset[str]) -> re.Pattern[str]:
+    """One of ``words``, whole (class and id words are split on spaces, ``-`` and ``_``)."""
+    return re.compile(r"(?:^|[\s_-])(?:" + "|".join(sorted(words)) + r")(?=$|[\s_-])")
+
+
+_ANY_WORD = _word_pattern(WIDGET_WORDS)
+# on the main region's text (``on_region``) calls to action and promos stay: the region
+# reader takes landing-like pages, which are made of such blocks
+_REGION_WORD = _word_pattern(WIDGET_WORDS - {"cta", "promo"})
+
+
+def _holds_prose(element: HtmlElement) -> bool:
+    """True when ``element`` holds ``PROSE_PARAGRAPHS`` paragraphs of ``PROSE_CHARS`` or more:
+    an article's text, not a widget (a story's body in ``related-articles-text``)."""
+    long = 0
+    for paragraph in element.iter("p"):
+        if len(paragraph.text_content()) >= PROSE_CHARS:
+            long += 1
+            if long >= PROSE_PARAGRAPHS:
+                return True
+    return False
+
+
+def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
+            on_region: bool = False) -> list[HtmlElement]:
+    """The outermost widget elements under ``root`` (see the module); with ``camel_case``,
+    camelCase names are split into words too (``StyledAuthorContainer``). With
+    ``on_region`` (the text is the main region's), an element holding prose
+    (``_holds_prose``) is no widget, nor is a call to action or a promo."""
     ceiling = MAX_SHARE * page_chars
     found: list[HtmlElement] = []
+    pattern = _REGION_WORD if on_region else _ANY_WORD
     for value in root.xpath(".//@class | .//@id"):  # document order, in C
-        if not _ANY_WORD.search(value.lower()):
+        if not pattern.search((_CAMEL.sub(" ", value) if camel_case else value).lower()):
             continue
         element = value.getparent()
         if found and (element is found[-1] or any(a is found[-1]
                                                   for a in element.iterancestors())):
             continue  # the last widget found, or inside it
-        if len(element.text_content()) < ceiling and not element.xpath(".//h1"):
+        if (len(element.text_content()) < ceiling and not element.xpath(".//h1")
+                and not (on_region and _holds_prose(element))):
             found.append(element)
     return found
 
@@ -53,15 +91,17 @@ def _count(needle: str, haystack: str) -> int:
     return f" {haystack} ".count(f" {needle} ")
 
 
-def drop_widget_lines(markdown: str, doc: HtmlElement) -> str:
-    """``markdown`` without the lines that are widget text of ``doc`` (see the module)."""
+def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
+                      on_region: bool = False) -> str:
+    """``markdown`` without the lines that are widget text of ``doc`` (see the module and
+    ``widgets``)."""
     lines = markdown.split("\n")
     keys = [_key(_MARKS.sub("", line.replace("*", ""))) for line in lines]
     wanted = set(keys) - {""}
     body = doc.find(".//body")
     root = body if body is not None else doc
     text = " ".join(root.itertext())
-    found = widgets(root, len(text)) if wanted else []
+    found = widgets(root, len(text), camel_case, on_region) if wanted else []
     inside: set[str] = set()
     for widget in found:
         for element in widget.iter():

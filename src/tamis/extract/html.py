@@ -103,7 +103,7 @@ REGION_RATIO: dict[str, float] = {
 
 # Page types whose trafilatura text loses the lines of the page's widgets (author bios,
 # related stories, share and newsletter boxes...) that it kept: ``boilerplate``.
-WIDGET_TYPES = frozenset({"article", "documentation"})
+WIDGET_TYPES = frozenset({"article", "documentation", "service"})
 
 
 # Page types whose readers often lose the product description a shop renders in a tab or a
@@ -210,12 +210,15 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
         region = normalize(region_markdown(doc, needed))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
+            if page_type == "article":  # its share bars and related lists (boilerplate)
+                region = normalize(drop_widget_lines(region, doc, on_region=True))
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
         if page_type in WIDGET_TYPES:
-            extracted = drop_widget_lines(extracted, doc)
+            # landing pages name their content blocks ``ctaCell``: no camelCase words there
+            extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service")
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 
