@@ -51,10 +51,14 @@ def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fm
     request = SearchRequest(query=query, **given)
 
     async def search() -> Any:
+        from tamis.http_client import tamis_client
         from tamis.settings import load_config
 
         config = load_config(config_path, snapshots=cli_cache.snapshot_store(found)).config
-        async with Tamis(config, store=cli_cache.store_for(found, config)) as layer:
+        # One call's client: over asyncio's streams (``tamis.http_asyncio``), not httpcore's
+        # pool on anyio, whose imports cost more than this call's requests.
+        async with tamis_client(config.timeout, cli=True) as client, \
+                Tamis(config, store=cli_cache.store_for(found, config), client=client) as layer:
             cli_cache.known_hash(layer, found)
             answer = await layer.search(request, extract=not no_extract, explain=explain)
             cli_cache.remember(layer, found.fingerprint)
