@@ -291,16 +291,17 @@ async def _open(host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.Str
 class CliClient(httpx.AsyncClient):
     """``httpx.AsyncClient`` whose transport (not its proxies') is ``AsyncioTransport``."""
 
-    def _init_transport(self, verify: Any = True, cert: Any = None, trust_env: bool = True,
-                        http1: bool = True, http2: bool = False,
-                        limits: httpx.Limits | None = None,
-                        transport: httpx.AsyncBaseTransport | None = None,
-                        ) -> httpx.AsyncBaseTransport:
-        limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
-        if transport is not None or http2 or not http1 or cert is not None:
-            return super()._init_transport(verify=verify, cert=cert, trust_env=trust_env,
-                                           http1=http1, http2=http2, limits=limits,
-                                           transport=transport)
+    def _init_transport(self, **settings: Any) -> httpx.AsyncBaseTransport:
+        """httpx's own transport for what this one does not carry (HTTP/2, a client
+        certificate, a transport given); else ``AsyncioTransport`` (httpx passes every
+        setting by name)."""
+        if settings.get("transport") is not None or settings.get("http2") \
+                or not settings.get("http1", True) or settings.get("cert") is not None:
+            return super()._init_transport(**settings)
+        verify = settings.get("verify", True)
         if not isinstance(verify, ssl.SSLContext):
-            verify = httpx.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+            verify = httpx.create_ssl_context(verify=verify,
+                                              trust_env=settings.get("trust_env", True))
+        limits = settings.get("limits") or httpx.Limits(max_connections=100,
+                                                        max_keepalive_connections=20)
         return AsyncioTransport(verify=verify, limits=limits)
