@@ -59,4 +59,5 @@ def test_a_search_in_another_program_leaves_its_collector_alone(tmp_path: Path) 
         result = CliRunner().invoke(cli, ["search", QUERY, "--config", str(config),
                                           "--no-extract"])
     assert result.exit_code == 0, result.output
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    # nothing frozen here (a frozen object freed since makes the count smaller, never larger)
+    assert gc.isenabled() and gc.get_freeze_count() <= frozen
