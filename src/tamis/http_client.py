@@ -75,24 +75,31 @@ def _ca_location(trust_env: bool) -> tuple[str, str]:
     return "cafile", certifi.where()
 
 
-def async_client(*, service: bool = False, **options: Any) -> httpx.AsyncClient:
+def async_client(*, service: bool = False, cli: bool = False,
+                 **options: Any) -> httpx.AsyncClient:
     """``httpx.AsyncClient(**options)``; TLS verified as httpx's default, loaded lazily.
 
     ``service``: for a process that makes many requests on one event loop (``tamis serve``):
     the same client over aiohttp (``tamis.http_transport``), about a quarter of the CPU a
-    request; not for one CLI call, where importing aiohttp costs more than it saves."""
+    request; not for one CLI call, where importing aiohttp costs more than it saves.
+    ``cli``: for one CLI call: the same client over asyncio's streams and h11
+    (``tamis.http_asyncio``), without importing httpcore and anyio's asyncio backend."""
     if "verify" not in options:
         options["verify"] = DeferredCAContext(options.get("trust_env", True))
     if service:
         from tamis.http_transport import ServiceClient
 
         return ServiceClient(**options)
+    if cli:
+        from tamis.http_asyncio import CliClient
+
+        return CliClient(**options)
     return httpx.AsyncClient(**options)
 
 
 def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient:
     """The client tamis asks backends and pages with (``options``: e.g. ``event_hooks``,
-    ``service``: see ``async_client``).
+    ``service``, ``cli``: see ``async_client``).
 
     No cookies: pages and backends must not track the agent across requests, and one
     site's cookies must never ride along to another request. Redirects are not followed

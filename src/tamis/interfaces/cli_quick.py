@@ -89,7 +89,7 @@ def main(args: list[str]) -> None:
     from tamis.interfaces.cli_search import run
 
     guarded(lambda: run(read["query"], None, read["no_extract"], read["explain"], "json",
-                        read["given"], echo))
+                        read["given"], echo, own_process=True))
 
 
 def echo(message: str, nl: bool = True, err: bool = False) -> None:
