@@ -70,9 +70,8 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
-    for candidate in candidates:
-        verdict = rules.judge(candidate.host, candidate.path, candidate.query, query, intent,
-                              candidate.title)  # judge_candidate, one call less per result
+    for candidate, verdict in zip(candidates, rules.judge_all(candidates, query, intent),
+                                  strict=True):
         if verdict.drop:
             dropped.append(Dropped(url=candidate.url, reason=verdict.drop,
                                    position=candidate.first_seen, title=candidate.title,
