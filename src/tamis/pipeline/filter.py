@@ -13,6 +13,7 @@ import heapq
 from dataclasses import dataclass, replace
 
 from tamis.models import Candidate, Dropped
+from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.intent import QueryIntent
 from tamis.pipeline.rules import Rules, Verdict
 
@@ -61,6 +62,7 @@ def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> Query
     return rules.intent(query, [c.host for c in first])
 
 
+@collector_paused
 def filter_candidates(
     candidates: list[Candidate], rules: Rules, query: str,
     intent: QueryIntent | None = None,

@@ -7,6 +7,7 @@ the snippet are picked by a fixed rule over all variants, so shuffled answers me
 from __future__ import annotations
 
 from tamis.models import Candidate, Dropped, RawHit
+from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.url_batch import Cleaned, clean_urls
 from tamis.pipeline.urls import Unwrapper, registrable_domain
 from tamis.text import clean_text
@@ -84,6 +85,7 @@ def _longest(values: set[str]) -> str:
     return min(values, key=lambda v: (-len(v), v)) if values else ""
 
 
+@collector_paused
 def merge(
     hits: list[tuple[RawHit, int, float]],
     *,

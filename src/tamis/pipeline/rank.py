@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
+from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.intent import fold
 from tamis.policy.schema import Ranking
 
@@ -178,6 +179,7 @@ class _Terms:
         return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 
 
+@collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
