@@ -180,13 +180,16 @@ class _Terms:
             counts = {}
             doubled = None
             for term, word, name in self.ascii_words:
-                if term in low:  # in some word: is it one (how many times)?
+                # in some word: is it one (how many times)? (find: ``term in low`` first
+                # tries the term as a byte value, an exception raised and cleared each time)
+                if low.find(term) != -1:
                     if doubled is None:
                         doubled = b"  " + low.replace(b" ", b"  ") + b"  "
                     found = doubled.count(word)
                     if found:
                         counts[name] = found
-            return (b" " + raw.translate(_ASCII_SHAPE)).count(b" a"), counts
+            shape = raw.translate(_ASCII_SHAPE)
+            return shape.count(b" a") + (shape[0] == 97), counts  # (text is never empty)
         words = _WORD.findall(fold(text))
         return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 
