@@ -45,7 +45,7 @@ class _Acc:
         if snippet:
             self.snippets.add(snippet)
         positions = self.positions
-        for label, pos in _pairs(hit):
+        for label, pos in _pairs(hit.engines, hit.positions):
             positions[label] = min(pos, positions.get(label, pos))
         best_line = min(hit.positions) if hit.positions else index
         self.lines[hit.line] = min(best_line, self.lines.get(hit.line, best_line))
@@ -152,12 +152,12 @@ def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
         positions = {engines[0]: found[0]}
         best = found[0]
     else:
-        positions = dict(_pairs(hit))
+        positions = dict(sorted(_pairs(engines, found)))  # labels differ: sorted by label
         if len(positions) < len(engines):  # a label twice: its best position
             positions = {}
-            for label, pos in _pairs(hit):
+            for label, pos in _pairs(engines, found):
                 positions[label] = min(pos, positions.get(label, pos))
-        positions = dict(sorted(positions.items()))
+            positions = dict(sorted(positions.items()))
         best = min(found) if found else index
     url, key, host, path, query, _ = clean
     return Candidate(  # positional (the field order of Candidate): twice as fast as keywords
@@ -180,9 +180,10 @@ def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
     )
 
 
-def _pairs(hit: RawHit) -> zip[tuple[str, int]]:
-    """(engine label, position) pairs; ``zip(strict=True)``'s error, at a third of its cost."""
-    if len(hit.engines) != len(hit.positions):
-        longer = "longer" if len(hit.positions) > len(hit.engines) else "shorter"
+def _pairs(engines: list[str], found: list[int]) -> zip[tuple[str, int]]:
+    """(engine label, position) pairs of a hit's engines and positions; ``zip(strict=True)``'s
+    error, at a third of its cost."""
+    if len(engines) != len(found):
+        longer = "longer" if len(found) > len(engines) else "shorter"
         raise ValueError(f"zip() argument 2 is {longer} than argument 1")
-    return zip(hit.engines, hit.positions)  # noqa: B905 (lengths checked: a keyword costs)
+    return zip(engines, found)  # noqa: B905 (lengths checked: a keyword costs)
