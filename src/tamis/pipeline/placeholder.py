@@ -105,8 +105,11 @@ def _words(patterns: list[str]) -> tuple[str, ...] | None:
     as ``placeholder_regex`` compiles them, case-insensitive) holds; None when some pattern
     has no such string. In ASCII text a case-insensitive ASCII literal matches only its own
     letters in either case, so the test on the lower-cased title is exact."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
+    try:  # the standard library's own regex parser (private: any surprise, no shortcut)
+        from re import _constants as c  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:
+        return None
 
     def needed(items: Any) -> frozenset[str] | None:
         """One of these strings is in every match of the sequence ``items`` (None: none)."""
