@@ -60,12 +60,11 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                     pieces = [p for p in query.split("&") if p and (
                         (name := _param_name(p)) not in exact
                         and (globs is None or globs(name) is None))]
-                    if pieces:
-                        url = f"{scheme}://{host}{shown}?{'&'.join(pieces)}"
+                    url = f"{scheme}://{host}{shown}"
+                    if pieces:  # (as _clean_simple: shown pieces as given, the key's sorted)
                         key_query = "&".join([_key_piece(p) for p in pieces])
-                        sorted_query = "&".join(sorted(key_query.split("&")))
-                    else:
-                        url = f"{scheme}://{host}{shown}"
+                        url, sorted_query = (f"{url}?{'&'.join(pieces)}",
+                                             "&".join(sorted(key_query.split("&"))))
                 else:
                     url = f"{scheme}://{host}{shown}"
                 key_path = path if path and plain_path(path) else _normalised_path(path or "")
