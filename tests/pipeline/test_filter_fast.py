@@ -45,3 +45,32 @@ def test_rules_memos_stay_bounded(monkeypatch) -> None:  # type: ignore[no-untyp
         rules.judge(f"a{i}.example", "/x", "", f"query {i}")
     assert len(rules._hosts) <= 8 and len(rules._named) <= 8
     assert rules.judge("a0.example", "/x", "", "some query") == first  # same answer after
+
+
+hosts = st.sampled_from(["medium.com", "www.amazon.com", "proxmox.com", "forum.proxmox.com",
+                         "google.de", "merriam-webster.com", "github.com", "example.org"])
+paths = st.sampled_from(["/", "", "/en/", "/search", "/shop/x", "/login.php", "/tag/a/",
+                         "/dictionary/word", "/a/b/c", "/questions/1/x", "/s%2Fx/y", "//a//"])
+queries = st.sampled_from(["", "q=x", "s=", "add-to-cart=1", "page=2&q=a"])
+titles = st.sampled_from([None, "", "Proxmox thin pool", "example.org is for sale",
+                          "Welcome to nginx!", "Buy now"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(hosts, paths, queries, titles), max_size=8),
+       st.sampled_from(["proxmox thin pool", "amazon", "define word", "buy shoes", ""]))
+def test_judge_all_is_judge_of_each(found: list[tuple[str, str, str, str | None]],
+                                    query: str) -> None:
+    from dataclasses import replace
+
+    from tamis.pipeline.filter import query_intent
+    from tamis.pipeline.rules import Rules
+    from tamis.settings import load_config
+
+    rules = Rules(load_config(None).config.policy)
+    candidates = [replace(candidate(host, {"s:bing": 1}), host=host, path=path, query=q,
+                          title=title) for host, path, q, title in found]
+    intent = query_intent(candidates, rules, query)
+    expected = [Rules(rules.policy).judge(c.host, c.path, c.query, query, intent, c.title)
+                for c in candidates]
+    assert rules.judge_all(candidates, query, intent) == expected

@@ -75,3 +75,12 @@ def test_engine_evidence_is_the_sum_of_decays(positions: dict[str, int]) -> None
     assert engine_evidence(c) == plain
     backwards = candidate("t", positions=dict(sorted(positions.items(), reverse=True)))
     assert engine_evidence(backwards) == plain  # summed in label order whatever the dict's
+
+
+def test_ascii_counts_whole_words_also_side_by_side() -> None:
+    terms = ["pool", "thin"]
+    c = candidate("Pool pool-pool  POOL", "thinpool thin_pool thin", path="/pool/pools")
+    counted = _Terms(terms)
+    length, counts = counted.doc(c)
+    assert (length, Counter(counts)) == plain_doc(c, terms)
+    assert counts == {"pool": 6, "thin": 2}

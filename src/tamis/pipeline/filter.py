@@ -13,6 +13,7 @@ import heapq
 from dataclasses import dataclass, replace
 
 from tamis.models import Candidate, Dropped
+from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.intent import QueryIntent
 from tamis.pipeline.rules import Rules, Verdict
 
@@ -61,6 +62,7 @@ def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> Query
     return rules.intent(query, [c.host for c in first])
 
 
+@collector_paused
 def filter_candidates(
     candidates: list[Candidate], rules: Rules, query: str,
     intent: QueryIntent | None = None,
@@ -70,9 +72,8 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
-    for candidate in candidates:
-        verdict = rules.judge(candidate.host, candidate.path, candidate.query, query, intent,
-                              candidate.title)  # judge_candidate, one call less per result
+    for candidate, verdict in zip(candidates, rules.judge_all(candidates, query, intent),
+                                  strict=True):
         if verdict.drop:
             dropped.append(Dropped(url=candidate.url, reason=verdict.drop,
                                    position=candidate.first_seen, title=candidate.title,

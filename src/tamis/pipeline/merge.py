@@ -7,16 +7,12 @@ the snippet are picked by a fixed rule over all variants, so shuffled answers me
 from __future__ import annotations
 
 from tamis.models import Candidate, Dropped, RawHit
-from tamis.pipeline.urls import (
-    CleanURL,
-    InvalidURL,
-    Unwrapper,
-    clean_url,
-    registrable_domain,
-)
+from tamis.pipeline.gcpause import collector_paused
+from tamis.pipeline.url_batch import Cleaned, clean_urls
+from tamis.pipeline.urls import Unwrapper, registrable_domain
 from tamis.text import clean_text
 
-_Seen = tuple[RawHit, CleanURL, int, int, float]  # hit, its URL, index, line order, weight
+_Seen = tuple[RawHit, Cleaned, int, int, float]  # hit, its URL, index, line order, weight
 
 
 class _Acc:
@@ -25,8 +21,8 @@ class _Acc:
     __slots__ = ("first_seen", "host", "key", "lines", "orders", "path", "positions",
                  "published", "query", "snippets", "titles", "urls", "variants", "weights")
 
-    def __init__(self, clean: CleanURL, first_seen: int) -> None:
-        self.key, self.host, self.path, self.query = clean.key, clean.host, clean.path, clean.query
+    def __init__(self, clean: Cleaned, first_seen: int) -> None:
+        self.key, self.host, self.path, self.query = clean[1], clean[2], clean[3], clean[4]
         self.first_seen = first_seen
         self.urls: set[str] = set()
         self.titles: set[str] = set()
@@ -38,9 +34,9 @@ class _Acc:
         self.variants: set[str] = set()
         self.published: set[str] = set()
 
-    def add(self, hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
+    def add(self, hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
             max_chars: int) -> None:
-        self.urls.add(clean.url)
+        self.urls.add(clean[0])
         self.variants.add(hit.url[:2000])
         title = clean_text(hit.title, 300)
         if title:
@@ -49,7 +45,7 @@ class _Acc:
         if snippet:
             self.snippets.add(snippet)
         positions = self.positions
-        for label, pos in _pairs(hit):
+        for label, pos in _pairs(hit.engines, hit.positions):
             positions[label] = min(pos, positions.get(label, pos))
         best_line = min(hit.positions) if hit.positions else index
         self.lines[hit.line] = min(best_line, self.lines.get(hit.line, best_line))
@@ -89,6 +85,7 @@ def _longest(values: set[str]) -> str:
     return min(values, key=lambda v: (-len(v), v)) if values else ""
 
 
+@collector_paused
 def merge(
     hits: list[tuple[RawHit, int, float]],
     *,
@@ -103,26 +100,24 @@ def merge(
     """
     tracking = tuple(p.lower() for p in tracking_params)
     # every hit of each page, by dedupe key: its index, or the list of them (a page seen
-    # more than once); hits[index - 1] and cleaned[index] are the hit and its URL
+    # more than once); hits[index - 1] and cleaned[index - 1] are the hit and its URL
     pages: dict[str, int | list[int]] = {}
-    cleaned: dict[int, CleanURL] = {}
+    cleaned: list = clean_urls([entry[0].url for entry in hits], tracking, unwrapper)
     invalid: list[Dropped] = []
-    for index, entry in enumerate(hits, start=1):
-        hit = entry[0]
-        try:
-            clean = clean_url(hit.url, tracking, unwrapper)
-        except InvalidURL as exc:
-            invalid.append(Dropped(url=hit.url[:300], reason=f"invalid_url:{exc}",
+    for index, clean in enumerate(cleaned, start=1):
+        if type(clean) is not tuple:  # InvalidURL
+            hit = hits[index - 1][0]
+            invalid.append(Dropped(url=hit.url[:300], reason=f"invalid_url:{clean}",
                                    position=index, title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        if clean.ad:
-            invalid.append(Dropped(url=clean.url[:300], reason="ad_click", position=index,
+        if clean[5]:
+            hit = hits[index - 1][0]
+            invalid.append(Dropped(url=clean[0][:300], reason="ad_click", position=index,
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        cleaned[index] = clean
-        key = clean.key
+        key = clean[1]
         seen = pages.get(key)
         if seen is None:  # a page seen once is its one index, not a list of it
             pages[key] = index
@@ -135,9 +130,9 @@ def merge(
     for seen in pages.values():
         if type(seen) is int:
             hit, order, weight = hits[seen - 1]
-            candidates.append(_single(hit, cleaned[seen], seen, order, weight, max_chars))
+            candidates.append(_single(hit, cleaned[seen - 1], seen, order, weight, max_chars))
         else:
-            candidates.append(_fold([(hits[i - 1][0], cleaned[i], i, hits[i - 1][1],
+            candidates.append(_fold([(hits[i - 1][0], cleaned[i - 1], i, hits[i - 1][1],
                                       hits[i - 1][2]) for i in seen], max_chars))
     return candidates, invalid
 
@@ -149,7 +144,7 @@ def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
     return acc.candidate()
 
 
-def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
+def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
             max_chars: int) -> Candidate:
     """``_fold`` of a page seen once (most pages), without the sets."""
     engines, found = hit.engines, hit.positions
@@ -157,23 +152,23 @@ def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
         positions = {engines[0]: found[0]}
         best = found[0]
     else:
-        positions = dict(_pairs(hit))
+        positions = dict(sorted(_pairs(engines, found)))  # labels differ: sorted by label
         if len(positions) < len(engines):  # a label twice: its best position
             positions = {}
-            for label, pos in _pairs(hit):
+            for label, pos in _pairs(engines, found):
                 positions[label] = min(pos, positions.get(label, pos))
-        positions = dict(sorted(positions.items()))
+            positions = dict(sorted(positions.items()))
         best = min(found) if found else index
-    host = clean.host
+    url, key, host, path, query, _ = clean
     return Candidate(  # positional (the field order of Candidate): twice as fast as keywords
-        clean.key,  # key
-        clean.url,  # url
+        key,  # key
+        url,  # url
         clean_text(hit.title, 300) or host,  # title
         clean_text(hit.snippet, max_chars),  # snippet
         host,  # host
         registrable_domain(host),  # domain
-        clean.path,  # path
-        clean.query,  # query
+        path,  # path
+        query,  # query
         list(positions),  # engines (sorted)
         positions,  # positions
         {hit.line: best},  # lines
@@ -185,9 +180,10 @@ def _single(hit: RawHit, clean: CleanURL, index: int, order: int, weight: float,
     )
 
 
-def _pairs(hit: RawHit) -> zip[tuple[str, int]]:
-    """(engine label, position) pairs; ``zip(strict=True)``'s error, at a third of its cost."""
-    if len(hit.engines) != len(hit.positions):
-        longer = "longer" if len(hit.positions) > len(hit.engines) else "shorter"
+def _pairs(engines: list[str], found: list[int]) -> zip[tuple[str, int]]:
+    """(engine label, position) pairs of a hit's engines and positions; ``zip(strict=True)``'s
+    error, at a third of its cost."""
+    if len(engines) != len(found):
+        longer = "longer" if len(found) > len(engines) else "shorter"
         raise ValueError(f"zip() argument 2 is {longer} than argument 1")
-    return zip(hit.engines, hit.positions)  # noqa: B905 (lengths checked: a keyword costs)
+    return zip(engines, found)  # noqa: B905 (lengths checked: a keyword costs)

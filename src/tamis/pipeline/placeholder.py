@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
+from tamis.policy.checks import DOMAIN_GROUP as _DOMAIN_GROUP
 from tamis.policy.checks import DOMAIN_SLOT as _DOMAIN_SLOT
 from tamis.policy.checks import placeholder_regex
 
@@ -30,6 +32,9 @@ class PlaceholderTitles:
         # searched; the patterns one by one run only on a title one of the unions matches.
         self._unions = (_union([p for p in patterns if _anchored(p)], anchored=True),
                         _union([p for p in patterns if not _anchored(p)], anchored=False))
+        # Before both: words one of which every match holds (``for sale``, ``parked``...),
+        # looked for in the lower-cased title when it is ASCII; None: some pattern has none.
+        self._words = _words(patterns)
 
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one)."""
@@ -37,6 +42,13 @@ class PlaceholderTitles:
             return None
         # titles from the merge are clean (one space between words); explain-url's may not be
         text = title if title.isprintable() and "  " not in title else " ".join(title.split())
+        if self._words is not None and text.isascii():
+            low = text.lower()
+            for word in self._words:
+                if word in low:
+                    break
+            else:
+                return None
         anchored, searched = self._unions
         if anchored(text) is None and searched(text) is None:
             return None
@@ -44,8 +56,8 @@ class PlaceholderTitles:
             found = placeholder_regex(pattern).search(text)
             if found is None:
                 continue
-            if _DOMAIN_SLOT not in pattern:
-                return pattern
+            if _DOMAIN_SLOT not in pattern or found.group("domain") is None:
+                return pattern  # no domain named (``{domain}`` optional: "Buy this domain")
             named = found.group("domain").lower().removeprefix("www.")
             if named in (domain, host.removeprefix("www.")):
                 return pattern
@@ -86,3 +98,57 @@ def _union(patterns: list[str], anchored: bool) -> Callable[[str], object]:
     except re.error:  # a pattern with its own global flags cannot stand in a union
         return lambda text: True
     return regex.match if anchored else regex.search
+
+
+def _words(patterns: list[str]) -> tuple[str, ...] | None:
+    """Lower-cased ASCII strings one of which every match of one of ``patterns`` (compiled
+    as ``placeholder_regex`` compiles them, case-insensitive) holds; None when some pattern
+    has no such string. In ASCII text a case-insensitive ASCII literal matches only its own
+    letters in either case, so the test on the lower-cased title is exact."""
+    try:  # the standard library's own regex parser (private: any surprise, no shortcut)
+        from re import _constants as c  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+
+    def needed(items: Any) -> frozenset[str] | None:
+        """One of these strings is in every match of the sequence ``items`` (None: none)."""
+        best: frozenset[str] | None = None
+        run: list[str] = []
+
+        def consider(found: frozenset[str] | None) -> None:
+            nonlocal best
+            if found and (best is None or min(map(len, found)) > min(map(len, best))):
+                best = found
+
+        for op, av in [*items, (None, None)]:
+            if op is c.LITERAL:
+                run.append(chr(av))
+                continue
+            if run:
+                text = "".join(run)
+                run = []
+                if text.isascii():
+                    consider(frozenset({text.lower()}))
+            if op is c.SUBPATTERN and not av[1] and not av[2]:  # a group, no flag changes
+                consider(needed(av[3]))
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+                consider(needed(av[2]))
+            elif op is c.BRANCH:
+                branches = [needed(branch) for branch in av[1]]
+                if all(branches):
+                    consider(frozenset().union(*branches))  # type: ignore[arg-type]
+        return best
+
+    words: set[str] = set()
+    try:
+        for pattern in patterns:
+            source = pattern.replace(_DOMAIN_SLOT, _DOMAIN_GROUP, 1)
+            found = needed(_parser.parse(source, re.IGNORECASE))
+            if found is None:
+                return None
+            words |= found
+    except Exception:
+        return None
+    # a word holding another is found only where the other is: keep the shorter
+    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
+from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.intent import fold
 from tamis.policy.schema import Ranking
 
@@ -154,9 +155,11 @@ def front_page(c: Candidate) -> bool:
 
 
 # In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space;
-# upper case becomes lower (what ``fold`` does to ASCII), in the same pass.
+# upper case becomes lower (what ``fold`` does to ASCII), in the same pass. _ASCII_SHAPE makes
+# every word a run of "a": its words are counted as the places a space is followed by an "a".
 _ASCII_SPACES = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
                       for c in range(256))
+_ASCII_SHAPE = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 
 
 class _Terms:
@@ -165,19 +168,33 @@ class _Terms:
     def __init__(self, terms: list[str]) -> None:
         self.words = frozenset(terms)
         self.ascii = {t.encode("ascii"): t for t in terms if t.isascii()}
-        self.ascii_words = frozenset(self.ascii)
+        # each term as a whole word of the text with its spaces doubled (_doubled)
+        self.ascii_words = [(t, b" " + t + b" ", name) for t, name in self.ascii.items()]
 
     def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
         """Title, snippet and URL words: their number, and the counts of the query's terms."""
         text = f"{c.title} {c.snippet} {c.host} {c.path}"
-        if text.isascii():  # the words _WORD finds in fold(text), split as bytes (faster)
-            found = text.encode("ascii").translate(_ASCII_SPACES).split()
-            common = self.ascii_words.intersection(found)
-            return len(found), {self.ascii[t]: found.count(t) for t in common} if common else {}
+        if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
+            raw = text.encode("ascii")
+            low = raw.translate(_ASCII_SPACES)
+            counts = {}
+            doubled = None
+            for term, word, name in self.ascii_words:
+                # in some word: is it one (how many times)? (find: ``term in low`` first
+                # tries the term as a byte value, an exception raised and cleared each time)
+                if low.find(term) != -1:
+                    if doubled is None:
+                        doubled = b"  " + low.replace(b" ", b"  ") + b"  "
+                    found = doubled.count(word)
+                    if found:
+                        counts[name] = found
+            shape = raw.translate(_ASCII_SHAPE)
+            return shape.count(b" a") + (shape[0] == 97), counts  # (text is never empty)
         words = _WORD.findall(fold(text))
         return len(words), {t: words.count(t) for t in self.words.intersection(words)}
 
 
+@collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
     items = sorted(judged, key=lambda j: j.candidate.key)
@@ -219,7 +236,10 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         named = named_bonus if v.named and front_page(c) and len(named_sites) == 1 else 0.0
         off = off_topic if guard and r == 0 and not v.named else 0.0
         demote = demote_penalty if v.demoted else 0.0
-        total = round(engine + rel + prefer + multi + named + off + demote, 4)
+        x = engine + rel + prefer + multi + named + off + demote
+        total = rounded.get(x) if x else None
+        if total is None:
+            total = rounded[x] = round(x, 4)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
                min(c.positions.values()) if c.positions else 0, c.key)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import parse_qsl
 
-from tamis.models import SourceType
+from tamis.models import Candidate, SourceType
 from tamis.pipeline.intent import (
     IntentWords,
     QueryIntent,
@@ -107,6 +107,9 @@ class HostFacts:
     kinds: frozenset[str]  # source types its host rules give
     first_kind: int  # index in Rules.type_rules of the first of them (len: none)
     domain: str  # its registrable domain
+
+
+_HostPart = tuple[int, HostFacts, str | None]  # Rules._host_part
 
 
 class Rules:
@@ -273,12 +276,52 @@ class Rules:
               intent: QueryIntent | None = None, title: str | None = None) -> Verdict:
         """``title``: the result's title, when known (None: explain-url on a bare URL)."""
         intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
-        lifted = self.lifted[intent.kind]
+        return self._judge_url(host, path, query, query_text, intent, title,
+                               self._host_part(query_text, host))
+
+    def judge_all(self, candidates: list[Candidate], query_text: str,
+                  intent: QueryIntent) -> list[Verdict]:
+        """``judge`` of each candidate (its host, path, query and title), what depends on
+        the host alone worked out once per host."""
+        hosts: dict[str, _HostPart] = {}
+        out = []
+        for c in candidates:
+            host = c.host
+            part = hosts.get(host)
+            if part is None:
+                part = hosts[host] = self._host_part(query_text, host)
+            out.append(self._judge_url(host, c.path, c.query, query_text, intent, c.title,
+                                       part))
+        return out
+
+    def _host_part(self, query_text: str, host: str) -> _HostPart:
+        """(site_named, its facts, the demote rule naming it unless the query names it)."""
         match = self.site_named(query_text, host)
-        named = match == 2
         facts = self.host_facts(host)
-        preferred = facts.preferred
+        demoted_by = facts.demoted_by
+        return (match, facts,
+                f"demote_domains:{demoted_by}" if demoted_by and match != 2 else None)
+
+    def _judge_url(self, host: str, path: str, query: str, query_text: str,
+                   intent: QueryIntent, title: str | None, part: _HostPart) -> Verdict:
+        match, facts, demoted = part
+        lifted = self.lifted[intent.kind]
+        named = match == 2
         segments = split_path(path)
+        if segments and not query and facts.listed is None:
+            # below the root, no query string, no listed host: only the path can drop it
+            subject = "/" + "/".join(segments)
+            pattern = self.path_patterns.first_match(segments, False, subject=subject)
+            if pattern is None:
+                drop = None
+                if self.placeholders.match(title, host, facts.domain):
+                    drop = PLACEHOLDER_REASON
+                preferred = None if demoted else facts.preferred
+                kind = self.source_type(facts, segments, query, bool(demoted), preferred,
+                                        subject)
+                return _verdict(drop, demoted, preferred, kind, named, match > 0,
+                                lifted.prefer, None)
+        preferred = facts.preferred
         subject = "/" + "/".join(segments) if segments else None  # read by both path sets
         # only a homepage needs its title read (the host_root exception)
         titled = (title is None or bool(query) or bool(segments)
@@ -289,8 +332,6 @@ class Rules:
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
-        demoted_by = facts.demoted_by
-        demoted = f"demote_domains:{demoted_by}" if demoted_by and not named else None
         if not demoted and self.root_demoted(segments, query, named, preferred, lifted):
             demoted = f"{ROOT_REASON} (host_root: demote)"
         if demoted:

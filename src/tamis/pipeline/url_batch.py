@@ -1,0 +1,90 @@
+"""``clean_url`` of a whole answer's URLs in one pass (what the merge needs).
+
+The common URL (ASCII, ``http(s)://plain.host/path?query``, on a host no wrapper rule takes)
+is cleaned here without the per-URL calls of ``clean_url``: the host is normalised, and
+asked whether a wrapper may take it, once per distinct host name of the answer; the tracking
+globs are compiled once. Every other URL goes through ``clean_url`` itself, so each answer
+is exactly ``clean_url``'s (``tests/pipeline/test_url_batch.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+from tamis.pipeline.urls import (
+    _PLAIN_KEY_PATH,
+    _SIMPLE_URL,
+    MAX_URL_LENGTH,
+    InvalidURL,
+    Unwrapper,
+    _key_piece,
+    _normalised_path,
+    _param_name,
+    _simple_host,
+    _tracking,
+    clean_url,
+    default_unwrapper,
+)
+
+# (shown URL, dedupe key, host without www., key path, key query, ad click)
+Cleaned = tuple[str, str, str, str, str, bool]
+_HTTP = ("http", "https")
+
+
+def clean_urls(raws: list[str], tracking: tuple[str, ...],
+               unwrapper: Unwrapper | None = None) -> list[Cleaned | InvalidURL]:
+    """For each raw URL, ``clean_url``'s answer as a tuple (``Cleaned``), or the InvalidURL
+    it raises."""
+    unwrapper = unwrapper or default_unwrapper()
+    exact, globs = _tracking(tracking)
+    match, plain_path = _SIMPLE_URL.match, _PLAIN_KEY_PATH.fullmatch
+    # host name as written: (host, host without www., lower-cased name when a wrapper rule
+    # may take it else None), or None when clean_url must answer (an invalid host)
+    hosts: dict[str, tuple[str, str, str | None] | None] = {}
+    out: list[Cleaned | InvalidURL] = []
+    for raw in raws:
+        # an ASCII URL _SIMPLE_URL takes has no space or control character: _checked keeps it
+        found = (match(raw) if type(raw) is str and raw.isascii() and len(raw) <= MAX_URL_LENGTH
+                 else None)
+        if found is not None:
+            scheme, hostname, path, query = found.groups()
+            facts = hosts.get(hostname, False)
+            if facts is False:
+                facts = hosts[hostname] = _host_facts(hostname, unwrapper)
+            if facts is not None and (facts[2] is None
+                                      or not unwrapper.may_wrap_at(facts[2], path or "")):
+                host, bare = facts[0], facts[1]
+                if scheme not in _HTTP:
+                    scheme = scheme.lower()
+                shown = path or "/"
+                sorted_query = key_query = ""
+                if query:
+                    pieces = [p for p in query.split("&") if p and (
+                        (name := _param_name(p)) not in exact
+                        and (globs is None or globs(name) is None))]
+                    url = f"{scheme}://{host}{shown}"
+                    if pieces:  # (as _clean_simple: shown pieces as given, the key's sorted)
+                        key_query = "&".join([_key_piece(p) for p in pieces])
+                        url, sorted_query = (f"{url}?{'&'.join(pieces)}",
+                                             "&".join(sorted(key_query.split("&"))))
+                else:
+                    url = f"{scheme}://{host}{shown}"
+                key_path = path if path and plain_path(path) else _normalised_path(path or "")
+                key = f"{bare}{key_path.rstrip('/') or '/'}"
+                out.append((url, f"{key}?{sorted_query}" if sorted_query else key, bare,
+                            key_path, key_query, False))
+                continue
+        try:
+            clean = clean_url(raw, tracking, unwrapper)
+        except InvalidURL as exc:
+            out.append(exc)
+            continue
+        out.append((clean.url, clean.key, clean.host, clean.path, clean.query, clean.ad))
+    return out
+
+
+def _host_facts(hostname: str, unwrapper: Unwrapper) -> tuple[str, str, str | None] | None:
+    try:
+        host, bare = _simple_host(hostname)
+    except InvalidURL:
+        return None
+    lower = hostname.lower()
+    return host, bare, lower if unwrapper.may_wrap(lower) else None
