@@ -20,11 +20,13 @@ from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
+from tamis.extract.docs import docs_text
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_footer_lines, drop_shop_chrome, missing_specs
+from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
@@ -177,6 +179,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
+    place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     facts = products.facts
     hidden = strip_hidden(doc)
@@ -210,6 +213,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
         region = normalize(region_markdown(doc, needed))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
+            if page_type == "documentation":
+                region = docs_text(region, doc, "region")
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = drop_footer_lines(extracted, doc)
@@ -217,6 +222,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     if extracted:
         if page_type in WIDGET_TYPES:
             extracted = drop_widget_lines(extracted, doc)
+        if page_type == "documentation":
+            extracted = docs_text(extracted, doc, "trafilatura")
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 

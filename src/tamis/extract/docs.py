@@ -1,0 +1,193 @@
+"""Docs pages: what trafilatura's text of a docs page loses, given back, and what it keeps
+that is not the page's text, cut.
+
+- Headings (``restore_headings``). When trafilatura finds no content frame it recovers the
+  page's paragraphs, code and tables one by one and leaves every heading out (DocBook pages
+  such as PostgreSQL's, Hugo's docsy theme...): a reference page comes out as one run of
+  text without its section names. A heading of the page that the text lacks is put back
+  before the line its own following text begins, when that line is found (at least
+  ``FOLLOW_WORDS`` words of it, at a line's start, after the heading before it): a heading
+  whose section trafilatura dropped stays out with it.
+- Button links (``drop_button_lines``): a line that is exactly the text of a link styled as
+  a button (class word ``button``, ``btn`` or ``cta``: "Start codelab", "Get started") is a
+  call to action, not the page's text, unless the page holds that text outside such links
+  more often.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import lxml.etree
+from lxml.html import HtmlElement
+
+from tamis.extract.region import _key, is_furniture
+
+HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+FOLLOW_WORDS = 4
+FOLLOW_CHARS = 80
+ANCHOR_MARKS = " ¶#§🔗"  # a heading's permalink, printed after its text
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_LINE_MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.|\|)\s*")
+
+
+def _line_key(line: str) -> str:
+    return _key(_LINE_MARKS.sub("", line.replace("\\", "")))
+
+
+def _in_furniture(element: HtmlElement) -> bool:
+    return any(is_furniture(a) for a in element.iterancestors() if isinstance(a.tag, str))
+
+
+def _headings_with_follow(doc: HtmlElement) -> list[tuple[HtmlElement, str]]:
+    """Each heading of the body, in page order, with the start of the text after it (up to
+    ``FOLLOW_CHARS``, the text of later headings left out), in one walk of the page."""
+    body = doc.find(".//body")
+    root = body if body is not None else doc
+    found: list[tuple[HtmlElement, list[str]]] = []
+    open_heading: HtmlElement | None = None
+    collected = 0
+
+    def add(text: str | None) -> None:
+        nonlocal collected
+        if text and found and open_heading is None and collected < FOLLOW_CHARS \
+                and text.strip():
+            found[-1][1].append(text)
+            collected += len(text)
+
+    for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if event == "start":
+            if tag in HEADING_LEVELS and open_heading is None:
+                open_heading = element
+                found.append((element, []))
+                collected = 0
+            elif tag:
+                add(element.text)
+        else:
+            if element is open_heading:
+                open_heading = None
+            add(element.tail)
+    return [(heading, " ".join(parts)) for heading, parts in found]
+
+
+def restore_headings(markdown: str, doc: HtmlElement) -> str:
+    """``markdown`` with the page's headings it lacks put back (see the module)."""
+    lines = markdown.split("\n")
+    keys: list[str] = []
+    fence_start: list[int] = []  # for each line: the line its code fence opens on, or -1
+    opened = -1
+    for number, line in enumerate(lines):
+        # a fence mark at a line's start, or (trafilatura's) at the end of a line of text
+        marks = 1 if _FENCE.match(line) and "```" not in line else line.count("```")
+        fence_start.append(number if opened < 0 and marks else opened)
+        for _ in range(marks % 2):
+            opened = number if opened < 0 else -1
+        keys.append("" if _FENCE.match(line) else _line_key(line))
+    is_heading = [line.lstrip().startswith("#") and fence < 0
+                  for line, fence in zip(lines, fence_start, strict=True)]
+    present = {key for key, heading in zip(keys, is_heading, strict=True) if heading}
+    numbers = [number for number, key in enumerate(keys) if key]  # lines with words
+    starts: list[int] = []  # where each of those lines begins in ``stream``
+    offset = 0
+    for number in numbers:
+        starts.append(offset)
+        offset += len(keys[number]) + 1
+    stream = " ".join(keys[number] for number in numbers)
+    inserts: dict[int, list[str]] = {}
+    cursor = 0  # no heading goes before the line the previous one was placed at
+    for heading, follow in _headings_with_follow(doc):
+        title = " ".join(heading.text_content().split()).rstrip(ANCHOR_MARKS)
+        title_key = _key(title)
+        if not title_key or _in_furniture(heading):
+            continue
+        if title_key in present:
+            at = _find_line(keys, is_heading, title_key, cursor)
+            cursor = at if at >= 0 else cursor
+            continue
+        words = _key(follow).split()[:FOLLOW_WORDS * 2]
+        if len(words) < FOLLOW_WORDS:
+            continue
+        from_entry = bisect.bisect_left(numbers, cursor)
+        entry = _find_start(stream, starts, " ".join(words),
+                            starts[from_entry] if from_entry < len(starts) else len(stream))
+        if entry < 0:
+            continue
+        at = cursor = numbers[entry]
+        place = fence_start[at] if fence_start[at] >= 0 else at
+        previous = entry - 1 if place == at else bisect.bisect_left(numbers, place) - 1
+        if previous >= 0 and keys[numbers[previous]] == title_key:
+            continue  # the heading is there, as a plain or bold line
+        level = HEADING_LEVELS[heading.tag]
+        inserts.setdefault(place, []).append("#" * level + " " + title.replace("#", "").strip())
+    if not inserts:
+        return markdown
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        for heading_line in inserts.get(number, ()):
+            if out and out[-1].strip():
+                out.append("")
+            out.extend([heading_line, ""])
+        out.append(line)
+    return "\n".join(out)
+
+
+def _find_line(keys: list[str], is_heading: list[bool], key: str, cursor: int) -> int:
+    """The first heading line from ``cursor`` on whose key is ``key``; -1 if none."""
+    for number in range(cursor, len(keys)):
+        if keys[number] == key and is_heading[number]:
+            return number
+    return -1
+
+
+def _find_start(stream: str, starts: list[int], needle: str, offset: int) -> int:
+    """The entry (a line with words) at whose start ``needle`` begins in ``stream`` (those
+    lines' keys, one space between), at or after ``offset``; -1 when none."""
+    position = stream.find(needle, offset)
+    while position >= 0:
+        number = bisect.bisect_right(starts, position) - 1
+        if starts[number] == position:
+            return number
+        position = stream.find(needle, position + 1)
+    return -1
+
+
+BUTTON_WORDS = frozenset({"button", "btn", "cta"})
+_WORD_SPLIT = re.compile(r"[\s_-]+")
+
+
+def _count(needle: str, haystack: str) -> int:
+    return f" {haystack} ".count(f" {needle} ")
+
+
+def drop_button_lines(markdown: str, doc: HtmlElement) -> str:
+    """``markdown`` without the lines that are a button link's text (see the module)."""
+    buttons: list[str] = []
+    for link in doc.iter("a"):
+        words = set(_WORD_SPLIT.split((link.get("class") or "").lower()))
+        if words & BUTTON_WORDS:
+            key = _key(link.text_content())
+            if key:
+                buttons.append(key)
+    if not buttons:
+        return markdown
+    lines = markdown.split("\n")
+    keys = [_line_key(line) for line in lines]
+    wanted = set(buttons) & set(keys)
+    if not wanted:
+        return markdown
+    body = doc.find(".//body")
+    page = _key(" ".join((body if body is not None else doc).itertext()))
+    in_buttons = " | ".join(buttons)
+    doomed = {key for key in wanted if _count(key, page) <= _count(key, in_buttons)}
+    return "\n".join(line for line, key in zip(lines, keys, strict=True)
+                     if key not in doomed or not line.strip())
+
+
+def docs_text(markdown: str, doc: HtmlElement, method: str) -> str:
+    """A docs page's text from ``method`` (trafilatura or region), tidied (see the module):
+    headings put back in trafilatura's text, button links' lines cut from both."""
+    if method == "trafilatura":
+        markdown = restore_headings(markdown, doc)
+    return drop_button_lines(markdown, doc)

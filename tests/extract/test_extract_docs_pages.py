@@ -1,0 +1,104 @@
+"""Docs pages: streamed parts put in place, headings given back, button links and docs
+chrome cut — each rule on a small piece of markup."""
+
+from __future__ import annotations
+
+from tamis.extract.docs import drop_button_lines, restore_headings
+from tamis.extract.html import extract_page, parse
+from tamis.extract.region import drop_docs_chrome
+from tamis.extract.streamed import place_streamed
+from tamis.extract.visibility import strip_hidden
+
+FILLER = "".join(f"<p>Paragraph {n} explains how the guide's functions compose and why "
+                 "pure functions help.</p>" for n in range(8))
+
+
+def _streamed_page(script: str) -> str:
+    return ("<html><body><main><h1>Guide</h1>" + FILLER
+            + "<p>The code is also available as an npm module:</p>"
+            "<!--$?--><template id='B:3'></template><p>Loading the code…</p><!--/$-->"
+            "<p>Alternatively, run the exercises in your browser.</p></main>"
+            "<div hidden id='S:3'><pre><code>$ npm i @guide/support</code></pre></div>"
+            + script + "</body></html>")
+
+
+def test_a_streamed_part_is_shown_where_its_template_was() -> None:
+    page = extract_page(_streamed_page("<script>$RC(\"B:3\",\"S:3\")</script>"),
+                        "https://guide.example.org/book")
+    text = page.markdown
+    assert "npm i @guide/support" in text and "Loading the code" not in text
+    assert text.index("npm module") < text.index("npm i @guide") < text.index("Alternatively")
+
+
+def test_a_hidden_part_no_script_moves_stays_hidden() -> None:
+    page = extract_page(_streamed_page(""), "https://guide.example.org/book")
+    assert "npm i @guide/support" not in page.markdown
+
+
+def test_a_streamed_segment_replaces_its_placeholder() -> None:
+    doc = parse("<html><body><div><p>Before</p><template id='P:1'></template><p>After</p>"
+                "</div><div hidden id='S:1'>Lead text <b>bold</b> tail</div>"
+                "<script>$RS(\"S:1\",\"P:1\")</script></body></html>")
+    assert doc is not None
+    assert place_streamed(doc) == 1
+    strip_hidden(doc)
+    assert " ".join(" ".join(doc.itertext()).split()) == "Before Lead text bold tail After"
+
+
+def test_a_heading_named_hide_from_toc_is_not_docs_chrome() -> None:
+    doc = parse("<html><body><div class='toc'><a href='#h'>Hello</a></div><article>"
+                "<h3 class='hide-from-toc'>Hello, world!</h3><p>Follow this codelab.</p>"
+                + FILLER + "</article></body></html>")
+    assert doc is not None
+    drop_docs_chrome(doc)
+    assert "Hello, world!" in doc.text_content()
+    assert not doc.xpath("//div[@class='toc']")
+
+
+DOCBOOK = ("<html><body><nav><h2>Navigation</h2><p>Home Docs Download About Policies</p>"
+           "</nav><div id='docContent'><h2>Synopsis</h2><pre>SELECT expression\n"
+           "    FROM from_item</pre><h2>Description</h2><p><code>SELECT</code> retrieves rows "
+           "from zero or more tables.</p><h3>Dropped section</h3><p>This paragraph never "
+           "made it into the text.</p><h3><code>WHERE</code> Clause<a href='#w'>#</a></h3>"
+           "<p>The optional WHERE clause has the general form</p></div></body></html>")
+LOST_HEADINGS = ("```\nSELECT expression\n    FROM from_item\n```\n\n"
+                 "`SELECT` retrieves rows from zero or more tables.\n\n"
+                 "The optional WHERE clause has the general form")
+
+
+def test_headings_trafilatura_left_out_are_put_back_before_their_text() -> None:
+    doc = parse(DOCBOOK)
+    assert doc is not None
+    restored = restore_headings(LOST_HEADINGS, doc)
+    assert restored.split("\n") == [
+        "## Synopsis", "", "```", "SELECT expression", "    FROM from_item", "```", "",
+        "## Description", "", "`SELECT` retrieves rows from zero or more tables.", "",
+        "### WHERE Clause", "", "The optional WHERE clause has the general form"]
+
+
+def test_headings_the_text_has_are_not_added_twice() -> None:
+    doc = parse(DOCBOOK)
+    assert doc is not None
+    kept = ("## Synopsis\n\n```\nSELECT expression\n    FROM from_item\n```\n\n"
+            "**Description**\n`SELECT` retrieves rows from zero or more tables.")
+    assert restore_headings(kept, doc) == kept
+
+
+BUTTONS = ("<html><body><main><h1>Get started</h1><div class='card'><h3>Hello, world!</h3>"
+           "<p>Follow this introductory codelab.</p><a class='button button-primary' "
+           "href='/codelab'>Start codelab</a></div><div class='card'><h3>Compose</h3><p>Build "
+           "interfaces.</p><a class='btn' href='/compose'>Learn more</a></div><p>Read "
+           "<a class='button-link' href='/faq'>the FAQ</a> next.</p><h2>Learn more</h2>"
+           "<p>Learn more is also this section's name.</p></main></body></html>")
+
+
+def test_lines_that_are_a_button_links_text_go() -> None:
+    doc = parse(BUTTONS)
+    assert doc is not None
+    markdown = ("## Hello, world!\n\nFollow this introductory codelab.\n\nStart codelab\n\n"
+                "## Compose\n\nBuild interfaces.\n\nRead the FAQ next.\n\n## Learn more\n\n"
+                "Learn more is also this section's name.")
+    kept = [line for line in drop_button_lines(markdown, doc).split("\n") if line]
+    assert "Start codelab" not in kept  # a call to action
+    assert "Read the FAQ next." in kept  # a sentence that holds a button link stays
+    assert "## Learn more" in kept  # the page has the text outside its buttons too
