@@ -102,3 +102,30 @@ def test_lines_that_are_a_button_links_text_go() -> None:
     assert "Start codelab" not in kept  # a call to action
     assert "Read the FAQ next." in kept  # a sentence that holds a button link stays
     assert "## Learn more" in kept  # the page has the text outside its buttons too
+
+
+def test_a_code_listing_in_a_figure_is_kept_without_its_hidden_lines() -> None:
+    # mdBook: each listing is a <figure>, which trafilatura drops whole; span.boring lines
+    # are hidden until the reader asks for them
+    html = ("<html><body><main><h1>Traits</h1>" + FILLER
+            + "<figure class='listing'><span class='file-name'>Filename: src/lib.rs</span>"
+            "<pre><code class='language-rust'><span class='boring'>use std::fmt;\n</span>"
+            "impl Summary for Tweet {}\n</code></pre><figcaption>Listing 10-3: an impl"
+            "</figcaption></figure><p>Then the trait is in scope.</p></main></body></html>")
+    page = extract_page(html, "https://example.org/docs/book/ch10-02-traits.html")
+    assert page.page_type == "documentation"
+    assert "impl Summary for Tweet {}" in page.markdown
+    assert "Filename: src/lib.rs" in page.markdown and "Listing 10-3" in page.markdown
+    assert "use std::fmt;" not in page.markdown
+
+
+def test_sibling_spans_do_not_glue_two_words() -> None:
+    html = ("<html><body><main><h1>The Charge object</h1>" + FILLER
+            + "<ul><li><h4><span><span>amount</span></span><span>integer</span></h4>"
+            "<p>Amount intended to be collected.</p></li><li><h4><span>currency</span>"
+            "<span>enum</span></h4><p>Three-letter ISO code.</p></li></ul><p>Code stays: "
+            "<code><span>foo</span><span>bar</span></code>.</p></main></body></html>")
+    page = extract_page(html, "https://docs.example.com/api/charges")
+    assert page.page_type == "documentation"
+    assert "amount integer" in page.markdown and "currency enum" in page.markdown
+    assert "foobar" in page.markdown
