@@ -129,3 +129,34 @@ def test_sibling_spans_do_not_glue_two_words() -> None:
     assert page.page_type == "documentation"
     assert "amount integer" in page.markdown and "currency enum" in page.markdown
     assert "foobar" in page.markdown
+
+
+SPHINX = ("<html><head><meta name='generator' content='Sphinx 7.2'></head><body><main>"
+          "<div class='version-switcher'><ul class='language-switcher doc-switcher'><li>"
+          "<a href='/zh-hans/'>zh-hans</a></li><li><a href='/pt-br/'>pt-br</a></li></ul>"
+          "<ul class='doc-switcher' id='doc-versions'><li>5.0</li><li>dev</li></ul></div>"
+          "<h1>Middleware<a class='headerlink' href='#m'>¶</a></h1><p>Middleware is a "
+          "framework of hooks.</p><div class='highlight'><pre>MIDDLEWARE = []</pre></div>"
+          "<div class='page-feedback'><p>Was this page helpful?</p></div>"
+          "<a class='backtotop' href='#top'>Back to Top</a><p>Version history lists "
+          "what changed.</p></main></body></html>")
+
+
+def test_a_docs_readers_text_leaves_out_pickers_feedback_and_back_to_top() -> None:
+    page = extract_page(SPHINX, "https://docs.example.org/en/5.1/ref/middleware/")
+    assert page.method == "sphinx"
+    assert "Middleware is a framework of hooks." in page.markdown
+    assert "Version history lists what changed." in page.markdown
+    for widget in ("zh-hans", "pt-br", "dev", "Was this page helpful", "Back to Top"):
+        assert widget not in page.markdown
+
+
+def test_trafilaturas_docs_text_leaves_out_a_feedback_box() -> None:
+    html = ("<html><body><main><h1>Services</h1>" + FILLER
+            + "<div class='feedback-box'><p>Was this page helpful? Tell us how we did "
+            "with this page.</p></div>" + FILLER.replace("Paragraph", "Section")
+            + "</main></body></html>")
+    page = extract_page(html, "https://example.org/docs/concepts/services/")
+    assert (page.page_type, page.method) == ("documentation", "trafilatura")
+    assert "Section 7 explains" in page.markdown
+    assert "Was this page helpful" not in page.markdown

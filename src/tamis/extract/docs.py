@@ -19,6 +19,12 @@ that is not the page's text, cut.
   with nothing between them, a word character on each side, outside code, get a space.
   (Measured on the WCXB dev pages of every type: the truth has the two words apart at 513
   such places, glued at 19.)
+- Docs widgets (``is_docs_widget``, ``drop_docs_widgets``): feedback boxes ("Was this page
+  helpful?", "Report feedback"), language and version pickers, "Back to top" links, named
+  by their class or id words (split on ``-``, ``_`` and spaces): ``feedback``,
+  ``switcher``, ``backtotop``, ``back`` with ``top``, or a language or version word with a
+  picker word (``selection``, ``selector``, ``picker``, ``select``, ``menu``, ``list``...).
+  An element holding the ``h1`` or ``WIDGET_MAX_SHARE`` of the page's text is not one.
 - Button links (``drop_button_lines``): a line that is exactly the text of a link styled as
   a button (class word ``button``, ``btn`` or ``cta``: "Start codelab", "Get started") is a
   call to action, not the page's text, unless the page holds that text outside such links
@@ -34,13 +40,13 @@ import lxml.etree
 from lxml.html import HtmlElement
 
 from tamis.extract.region import _key, is_furniture
-from tamis.extract.structured import has_class
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 FOLLOW_WORDS = 4
 FOLLOW_CHARS = 80
 ANCHOR_MARKS = " ¶#§🔗"  # a heading's permalink, printed after its text
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_WORD_SPLIT = re.compile(r"[\s_-]+")
 _LINE_MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.|\|)\s*")
 
 
@@ -84,12 +90,42 @@ def _headings_with_follow(doc: HtmlElement) -> list[tuple[HtmlElement, str]]:
     return [(heading, " ".join(parts)) for heading, parts in found]
 
 
+WIDGET_WORDS = frozenset({"feedback", "switcher", "backtotop"})
+PICKED_WORDS = frozenset({"language", "languages", "lang", "locale", "version", "versions"})
+PICKER_WORDS = frozenset({"selection", "selector", "picker", "select", "menu", "list",
+                          "dropdown", "chooser", "switch"})
+WIDGET_MAX_SHARE = 0.3
+
+
+def is_docs_widget(element: HtmlElement) -> bool:
+    """A docs page's feedback box, language or version picker or back-to-top link, by its
+    class and id words (see the module); the share of the page's text is not checked."""
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
+    if not names.strip():
+        return False
+    words = set(_WORD_SPLIT.split(names))
+    return bool(words & WIDGET_WORDS or (words & PICKED_WORDS and words & PICKER_WORDS)
+                or {"back", "top"} <= words)
+
+
+def drop_docs_widgets(doc: HtmlElement) -> None:
+    """Cut (in place) a docs page's widgets (see the module)."""
+    body = doc.find(".//body")
+    ceiling = WIDGET_MAX_SHARE * len((body if body is not None else doc).text_content())
+    doomed = [el for el in doc.xpath("//*[@class or @id]") if is_docs_widget(el)]
+    for el in doomed:
+        if el.getparent() is not None and not el.xpath(".//h1") \
+                and len(el.text_content()) < ceiling:
+            el.drop_tree()
+
+
 def open_code_figures(doc: HtmlElement) -> None:
     """Turn (in place) each ``<figure>`` that holds a code block into a ``<div>``, and cut
     the code lines hidden until asked for (``span.boring``)."""
     for figure in doc.xpath("//figure[.//pre]"):
         figure.tag = "div"
-    for line in doc.xpath(f"//pre//span[{has_class('boring')}]"):
+    for line in doc.xpath("//pre//span[contains(concat(' ', normalize-space(@class), ' '),"
+                          " ' boring ')]"):
         line.drop_tree()
 
 
@@ -192,7 +228,6 @@ def _find_start(stream: str, starts: list[int], needle: str, offset: int) -> int
 
 
 BUTTON_WORDS = frozenset({"button", "btn", "cta"})
-_WORD_SPLIT = re.compile(r"[\s_-]+")
 
 
 def _count(needle: str, haystack: str) -> int:
@@ -221,6 +256,14 @@ def drop_button_lines(markdown: str, doc: HtmlElement) -> str:
     doomed = {key for key in wanted if _count(key, page) <= _count(key, in_buttons)}
     return "\n".join(line for line, key in zip(lines, keys, strict=True)
                      if key not in doomed or not line.strip())
+
+
+def prepare_docs(doc: HtmlElement) -> None:
+    """A docs page's tree made ready (in place) for trafilatura and the region reader: code
+    figures opened, docs widgets cut, sibling spans spaced (see the module)."""
+    open_code_figures(doc)
+    drop_docs_widgets(doc)
+    space_adjacent_spans(doc)
 
 
 def docs_text(markdown: str, doc: HtmlElement, method: str) -> str:

@@ -20,7 +20,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
-from tamis.extract.docs import docs_text, open_code_figures, space_adjacent_spans
+from tamis.extract.docs import docs_text, prepare_docs
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
@@ -203,8 +203,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
-        open_code_figures(doc)
-        space_adjacent_spans(doc)
+        prepare_docs(doc)
     elif page_type in SHOP_TYPES:
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
