@@ -42,6 +42,7 @@ from lxml.html import HtmlElement
 from tamis.extract.region import _key, is_furniture
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+HEADINGS_XPATH = "//body//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
 FOLLOW_WORDS = 4
 FOLLOW_CHARS = 80
 ANCHOR_MARKS = " ¶#§🔗"  # a heading's permalink, printed after its text
@@ -95,6 +96,9 @@ PICKED_WORDS = frozenset({"language", "languages", "lang", "locale", "version", 
 PICKER_WORDS = frozenset({"selection", "selector", "picker", "select", "menu", "list",
                           "dropdown", "chooser", "switch"})
 WIDGET_MAX_SHARE = 0.3
+# a class or id value that may name a widget: one of the words the test needs, whole
+_WIDGET_HINT = re.compile(r"(?:^|[\s_-])(?:feedback|switcher|backtotop|top|versions?|languages?"
+                          r"|lang|locale)(?=$|[\s_-])")
 
 
 def is_docs_widget(element: HtmlElement) -> bool:
@@ -112,7 +116,12 @@ def drop_docs_widgets(doc: HtmlElement) -> None:
     """Cut (in place) a docs page's widgets (see the module)."""
     body = doc.find(".//body")
     ceiling = WIDGET_MAX_SHARE * len((body if body is not None else doc).text_content())
-    doomed = [el for el in doc.xpath("//*[@class or @id]") if is_docs_widget(el)]
+    doomed = []
+    for value in doc.xpath("//@class | //@id"):  # document order, in C
+        if _WIDGET_HINT.search(value.lower()):
+            element = value.getparent()
+            if element not in doomed and is_docs_widget(element):
+                doomed.append(element)
     for el in doomed:
         if el.getparent() is not None and not el.xpath(".//h1") \
                 and len(el.text_content()) < ceiling:
@@ -124,9 +133,9 @@ def open_code_figures(doc: HtmlElement) -> None:
     the code lines hidden until asked for (``span.boring``)."""
     for figure in doc.xpath("//figure[.//pre]"):
         figure.tag = "div"
-    for line in doc.xpath("//pre//span[contains(concat(' ', normalize-space(@class), ' '),"
-                          " ' boring ')]"):
-        line.drop_tree()
+    for line in doc.xpath("//pre//span[contains(@class, 'boring')]"):
+        if "boring" in (line.get("class") or "").split():
+            line.drop_tree()
 
 
 _WORD_CHAR = re.compile(r"\w")
@@ -149,6 +158,9 @@ def space_adjacent_spans(doc: HtmlElement) -> None:
 def restore_headings(markdown: str, doc: HtmlElement) -> str:
     """``markdown`` with the page's headings it lacks put back (see the module)."""
     lines = markdown.split("\n")
+    headings = {_key(h.text_content()) for h in doc.xpath(HEADINGS_XPATH)} - {""}
+    if headings <= {_line_key(line) for line in lines if line.lstrip().startswith("#")}:
+        return markdown  # every heading is there: nothing to walk the page for
     keys: list[str] = []
     fence_start: list[int] = []  # for each line: the line its code fence opens on, or -1
     opened = -1

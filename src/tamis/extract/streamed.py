@@ -27,10 +27,8 @@ _END_COMMENT = "/$"
 
 def _calls(doc: HtmlElement) -> list[tuple[str, str, str]]:
     found = []
-    for script in doc.iter("script"):
-        text = script.text or ""
-        if "$R" in text:
-            found.extend(_CALL.findall(text))
+    for script in doc.xpath("//script[contains(., '$R')]"):  # the search runs in C
+        found.extend(_CALL.findall(script.text or ""))
     return found
 
 
