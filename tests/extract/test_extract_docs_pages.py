@@ -160,3 +160,16 @@ def test_trafilaturas_docs_text_leaves_out_a_feedback_box() -> None:
     assert (page.page_type, page.method) == ("documentation", "trafilatura")
     assert "Section 7 explains" in page.markdown
     assert "Was this page helpful" not in page.markdown
+
+
+def test_the_main_region_text_of_a_landing_page_loses_its_button_lines() -> None:
+    # "promo-bar": trafilatura drops a block whose class holds "bar"; the region keeps it
+    cards = "".join(f"<div class='promo-bar'><h3>Feature {n}</h3><p>Feature {n} ships builds in "
+                    f"seconds from every push.</p><a class='btn btn-primary' href='/f{n}'>"
+                    "Learn more</a></div>" for n in range(6))
+    html = ("<html><body><main><h1>Deploy faster</h1><p>One platform.</p>" + cards
+            + "</main></body></html>")
+    page = extract_page(html, "https://www.example.com/")
+    assert page.method == "region"
+    assert "Feature 5 ships builds in seconds" in page.markdown
+    assert "Learn more" not in page.markdown

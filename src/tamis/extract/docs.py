@@ -28,7 +28,8 @@ that is not the page's text, cut.
 - Button links (``drop_button_lines``): a line that is exactly the text of a link styled as
   a button (class word ``button``, ``btn`` or ``cta``: "Start codelab", "Get started") is a
   call to action, not the page's text, unless the page holds that text outside such links
-  more often.
+  more often. Cut from a docs page's trafilatura text and from the main-region reader's
+  text on every page type (``html``).
 """
 
 from __future__ import annotations
@@ -278,9 +279,7 @@ def prepare_docs(doc: HtmlElement) -> None:
     space_adjacent_spans(doc)
 
 
-def docs_text(markdown: str, doc: HtmlElement, method: str) -> str:
-    """A docs page's text from ``method`` (trafilatura or region), tidied (see the module):
-    headings put back in trafilatura's text, button links' lines cut from both."""
-    if method == "trafilatura":
-        markdown = restore_headings(markdown, doc)
-    return drop_button_lines(markdown, doc)
+def docs_text(markdown: str, doc: HtmlElement) -> str:
+    """A docs page's trafilatura text, tidied (see the module): headings put back, button
+    links' lines cut (the main-region reader's text loses them on every page type)."""
+    return drop_button_lines(restore_headings(markdown, doc), doc)

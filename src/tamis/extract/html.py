@@ -20,7 +20,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
-from tamis.extract.docs import docs_text, prepare_docs
+from tamis.extract.docs import docs_text, drop_button_lines, prepare_docs
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
@@ -212,10 +212,9 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        region = normalize(region_markdown(doc, needed))
+        # a button link's line ("Get started") is a call to action, not the page's text
+        region = normalize(drop_button_lines(region_markdown(doc, needed), doc))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
-            if page_type == "documentation":
-                region = docs_text(region, doc, "region")
             return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = drop_footer_lines(extracted, doc)
@@ -224,7 +223,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         if page_type in WIDGET_TYPES:
             extracted = drop_widget_lines(extracted, doc)
         if page_type == "documentation":
-            extracted = docs_text(extracted, doc, "trafilatura")
+            extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 
