@@ -241,6 +241,9 @@ def _find_start(stream: str, starts: list[int], needle: str, offset: int) -> int
 
 
 BUTTON_WORDS = frozenset({"button", "btn", "cta"})
+_LOWER_CLASS = "translate(@class, 'ABCNOTU', 'abcnotu')"  # the letters the words need
+BUTTON_LINKS_XPATH = (f"//a[contains({_LOWER_CLASS}, 'btn') or contains({_LOWER_CLASS},"
+                      f" 'button') or contains({_LOWER_CLASS}, 'cta')]")
 
 
 def _count(needle: str, haystack: str) -> int:
@@ -250,7 +253,7 @@ def _count(needle: str, haystack: str) -> int:
 def drop_button_lines(markdown: str, doc: HtmlElement) -> str:
     """``markdown`` without the lines that are a button link's text (see the module)."""
     buttons: list[str] = []
-    for link in doc.iter("a"):
+    for link in doc.xpath(BUTTON_LINKS_XPATH):  # a first pass in C
         words = set(_WORD_SPLIT.split((link.get("class") or "").lower()))
         if words & BUTTON_WORDS:
             key = _key(link.text_content())
