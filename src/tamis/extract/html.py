@@ -20,11 +20,13 @@ from lxml.html import HtmlElement
 
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
+from tamis.extract.docs import docs_text, drop_button_lines, prepare_docs
 from tamis.extract.jsonld import add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_shop_chrome, product_text
+from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
 
@@ -177,6 +179,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     title = _title(doc, text)
     if doc is None:
         return Extracted(title, "", "fallback", "service")
+    place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     facts = products.facts
     hidden = strip_hidden(doc)
@@ -200,6 +203,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
           hidden: Counter[str]) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
+        prepare_docs(doc)
     elif page_type in SHOP_TYPES:
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
@@ -208,7 +212,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        region = normalize(region_markdown(doc, needed))
+        # a button link's line ("Get started") is a call to action, not the page's text
+        region = normalize(drop_button_lines(region_markdown(doc, needed), doc))
         if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
             if page_type == "article":  # its share bars and related lists (boilerplate)
                 region = normalize(drop_widget_lines(region, doc, on_region=True))
@@ -219,6 +224,8 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         if page_type in WIDGET_TYPES:
             # landing pages name their content blocks ``ctaCell``: no camelCase words there
             extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service")
+        if page_type == "documentation":
+            extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
 

@@ -124,6 +124,7 @@ def is_menu(markdown: str, doc: HtmlElement) -> bool:
 DOCS_CHROME_WORDS = frozenset({"sidebar", "toc"})
 DOCS_CHROME_ROLES = frozenset({"navigation", "complementary"})
 DOCS_CHROME_SHARE = 0.3
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def drop_docs_chrome(doc: HtmlElement) -> None:
@@ -131,10 +132,11 @@ def drop_docs_chrome(doc: HtmlElement) -> None:
     the ``navigation``/``complementary`` role or a ``sidebar``/``toc`` class or id word,
     unless it holds the ``h1`` or ``DOCS_CHROME_SHARE`` of the page's text (a
     ``content-with-sidebar`` wrapper). trafilatura keeps a chapter list that is not marked
-    up as ``nav``."""
+    up as ``nav``. A heading is never cut: ``hide-from-toc`` names a heading the table of
+    contents leaves out, not a table of contents."""
     body = doc.find(".//body")
     ceiling = DOCS_CHROME_SHARE * len((body if body is not None else doc).text_content())
-    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and (
+    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and el.tag not in HEADINGS and (
         (el.get("role") or "").strip().lower() in DOCS_CHROME_ROLES
         or _words(el) & DOCS_CHROME_WORDS)
         and not el.xpath(".//h1") and len(el.text_content()) < ceiling]

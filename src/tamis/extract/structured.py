@@ -32,6 +32,7 @@ import lxml.etree
 import lxml.html
 from lxml.html import HtmlElement
 
+from tamis.extract.docs import is_docs_widget
 from tamis.extract.markdown import Converter
 from tamis.extract.visibility import strip_hidden
 
@@ -353,6 +354,14 @@ DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 
 
+class DocsConverter(Converter):
+    """The converter for docs readers: also skips the page's docs widgets (feedback boxes,
+    language and version pickers, back-to-top links: ``docs.is_docs_widget``)."""
+
+    def _skip(self, element: HtmlElement) -> bool:
+        return super()._skip(element) or is_docs_widget(element)
+
+
 def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
     """(kind, markdown) for a forum thread or a docs page tamis recognises, else None."""
     classes = set(" ".join(doc.xpath("//@class")).split())
@@ -367,7 +376,7 @@ def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
     for kind, find_main in DOCS:
         main = find_main(doc)
         if main is not None:
-            text = Converter(skip_classes=DOCS_SKIP).convert(main)
+            text = DocsConverter(skip_classes=DOCS_SKIP).convert(main)
             if text:
                 return kind, text
     return None
