@@ -27,7 +27,6 @@ from tamis.settings import load_config
 
 BEST = "best practices agent context management"
 PROXMOX = "proxmox thin pool metadata exhaustion recovery"
-ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -153,7 +152,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.mark.needs_program
-def test_the_page_in_a_real_browser(browser: Any) -> None:
+def test_the_page_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     with served(demo_app()) as url:
         page = browser.new_page(viewport={"width": 1360, "height": 1000})
         requests: list[str] = []
@@ -205,9 +204,12 @@ def test_the_page_in_a_real_browser(browser: Any) -> None:
         # The picture: the first result unfolded, the policy folded.
         page.click("#policy > summary")
         page.evaluate("window.scrollTo(0, 0)")
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "web-page.png"), full_page=False)
-        (ARTIFACTS / "web-page-requests.json").write_text(json.dumps(requests, indent=2))
+        # Saved outside the checkout: where TAMIS_TEST_ARTIFACTS names, else a temporary folder.
+        artifacts = Path(os.environ.get("TAMIS_TEST_ARTIFACTS") or tmp_path)
+        artifacts.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(artifacts / "web-page.png"), full_page=False)
+        (artifacts / "web-page-requests.json").write_text(json.dumps(requests, indent=2))
+        assert (artifacts / "web-page.png").stat().st_size > 0
 
         # Typed into the URL too: ?q= runs the comparison on load.
         page.goto(url + "/?q=" + PROXMOX.replace(" ", "+"))
