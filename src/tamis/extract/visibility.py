@@ -27,6 +27,8 @@ of the page names in ``aria-controls``, hidden by ``hidden``, ``aria-hidden`` or
 ``display``, is content its tab shows on a click (docs put each platform's steps in one),
 unless it holds a sentence addressed to an AI. Its ``hidden``, ``aria-hidden`` and
 ``style`` attributes go, so that the readers keep it too.
+A phone's copy of a block, hidden on a desktop screen by a CSS framework's class names
+(``tamis.extract.responsive``), goes too (``not-on-desktop``).
 A class that a ``@media`` rule shows again (Tailwind's ``hidden md:block``) keeps the
 element: it is visible on a desktop screen.
 """
@@ -38,6 +40,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from lxml.html import HtmlElement
+
+from tamis.extract.responsive import hidden_on_desktop
 
 DROP_TAGS = ("template", "noscript", "script", "style")
 REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
@@ -286,6 +290,9 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             continue
         if attrib.get("aria-hidden", "").strip().lower() == "true":
             doomed.append((el, "aria-hidden"))
+            continue
+        if hidden_on_desktop(attrib.get("class") or ""):
+            doomed.append((el, "not-on-desktop"))  # a phone's copy (tamis.extract.responsive)
             continue
         inline = attrib.get("style")
         if not inline and not rules.may_match(el):
