@@ -24,6 +24,7 @@ Understood, and only these:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 BREAKPOINTS = {"": 0, "sm": 1, "md": 2, "lg": 3, "xl": 4}
 _BOOTSTRAP = re.compile(r"^d-(?:(sm|md|lg|xl|xxl)-)?(none|block|flex|inline|inline-block|"
@@ -57,6 +58,7 @@ def _widest(tokens: list[str], pattern: re.Pattern[str], hidden: str) -> bool | 
     return best[1]
 
 
+@lru_cache(maxsize=8192)
 def hidden_on_desktop(classes: str) -> bool:
     """Whether the class attribute ``classes`` hides the element on a desktop screen."""
     if not _MAYBE.search(classes):

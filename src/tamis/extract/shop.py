@@ -23,6 +23,7 @@ navigation or newsletter box.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -53,16 +54,32 @@ KEEP_TAGS = frozenset({"html", "body", "main"})
 KEEP_WORDS = frozenset({"description", "editorial"})
 
 
-def name_words(element: HtmlElement) -> set[str]:
-    """The words of an element's class and id, split on ``-``, ``_``, spaces and camelCase."""
-    names = f"{element.get('class') or ''} {element.get('id') or ''}"
-    return {w for w in _SPLIT.split(_CAMEL.sub(" ", names).lower()) if w}
+@lru_cache(maxsize=8192)
+def _words_of(names: str) -> frozenset[str]:
+    return frozenset(w for w in _SPLIT.split(_CAMEL.sub(" ", names).lower()) if w)
+
+
+def name_words(element: HtmlElement) -> frozenset[str]:
+    """The words of an element's class and id, split on ``-``, ``_``, spaces and camelCase
+    (kept per distinct class-and-id string: pages repeat them)."""
+    cls, ident = element.get("class"), element.get("id")
+    if not cls and not ident:
+        return frozenset()
+    return _words_of(f"{cls or ''} {ident or ''}")
+
+
+@lru_cache(maxsize=8192)
+def _class_tokens(classes: str) -> frozenset[str]:
+    return frozenset(classes.lower().split())
 
 
 def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
+    classes = element.get("class")
+    if not classes and not element.get("id"):
+        return False  # no name to judge it by
     if tag_of(element) in KEEP_TAGS:
         return False
-    if set((element.get("class") or "").lower().split()) & SCREEN_READER_CLASSES:
+    if classes and _class_tokens(classes) & SCREEN_READER_CLASSES:
         return True
     names = name_words(element)
     if names & KEEP_WORDS:
@@ -75,9 +92,9 @@ def drop_shop_chrome(doc: HtmlElement, product: bool = True) -> int:
     (``product``) reviews and recommendation strips; the number of elements cut."""
     words = CONSENT_WORDS | PRODUCT_CHROME_WORDS if product else CONSENT_WORDS
     doomed = [el for el in doc.iter() if isinstance(el.tag, str) and _chrome(el, words)]
-    cut = 0
+    cut, marked = 0, set(doomed)
     for el in doomed:
-        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+        if el.getparent() is not None and not any(a in marked for a in el.iterancestors()):
             el.drop_tree()
             cut += 1
     return cut

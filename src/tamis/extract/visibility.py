@@ -54,6 +54,9 @@ NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": 
 
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _SIMPLE_SELECTOR = re.compile(r"^([a-zA-Z][a-zA-Z0-9]*)?([.#][\w-]+)?$")
+_BRACE = re.compile(r"[{}]")
+_NAMED_OR_STYLED = ("descendant-or-self::*[@hidden or @aria-hidden or @style or @class"
+                    " or @id]")
 _DECL_NAME = re.compile(r"[a-z-]+")
 _PX = re.compile(r"^(-?\d+(?:\.\d+)?)(px|em|rem|%|pt|vw|vh)?$")
 
@@ -178,7 +181,8 @@ class StyleRules:
 def _strip_at_blocks(css: str) -> tuple[str, str]:
     """(top-level rules, the text of every @-block), for braces nested one level."""
     top, inner, depth, start, at = [], [], 0, 0, False
-    for index, char in enumerate(css):
+    for brace in _BRACE.finditer(css):  # only the braces matter: no walk over every character
+        index, char = brace.start(), brace.group()
         if char == "{":
             if depth == 0:
                 head = css[start:index]
@@ -281,20 +285,24 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
     for el in doc.iter(*DROP_TAGS):
         doomed.append((el, el.tag))
     backgrounds: dict[HtmlElement, str | None] = {}
-    for el in doc.iter():
-        if not isinstance(el.tag, str) or el.tag in DROP_TAGS:
+    # Without tag rules only an element with one of these attributes can be hidden (or
+    # declare a background): XPath finds them in C, in document order.
+    for el in doc.iter() if rules.tags else doc.xpath(_NAMED_OR_STYLED):
+        tag = el.tag
+        if not isinstance(tag, str) or tag in DROP_TAGS:
             continue
-        attrib = el.attrib
-        if "hidden" in attrib and el.tag != "input":
+        get = el.get
+        if get("hidden") is not None and tag != "input":
             doomed.append((el, "hidden"))
             continue
-        if attrib.get("aria-hidden", "").strip().lower() == "true":
+        if (get("aria-hidden") or "").strip().lower() == "true":
             doomed.append((el, "aria-hidden"))
             continue
-        if hidden_on_desktop(attrib.get("class") or ""):
+        classes = get("class")
+        if classes and hidden_on_desktop(classes):
             doomed.append((el, "not-on-desktop"))  # a phone's copy (tamis.extract.responsive)
             continue
-        inline = attrib.get("style")
+        inline = get("style")
         if not inline and not rules.may_match(el):
             continue
         decl = rules.for_element(el)
