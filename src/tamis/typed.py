@@ -1,0 +1,112 @@
+"""Typed data as plain dataclasses; pydantic only where data is validated or described.
+
+tamis's data types (``tamis.models``, the config in ``tamis.policy.schema``) are standard
+library dataclasses, so a CLI call that only builds and prints them never imports pydantic
+(importing it and building the schemas of every model was the largest part of a CLI search's
+CPU, issue 13). Where data from outside is checked (a config file, an HTTP request, a
+recording) or a JSON Schema is printed, ``adapter(cls)`` builds pydantic's validator for the
+dataclass, once per process.
+
+How a dataclass says what pydantic should check: its module imports pydantic's names
+(``Field``, ``AfterValidator``...) under ``TYPE_CHECKING`` only and writes them in string
+annotations (``from __future__ import annotations``), e.g.
+``weight: Annotated[float, Field(gt=0)] = 1.0``; a class attribute
+``__pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}`` forbids unknown
+keys; ``__post_init__`` checks across fields. pydantic reads annotations in the module's
+namespace, so ``adapter`` binds those names there (``PYDANTIC_NAMES``) before the
+first validator is built. ``to_data`` is ``model_dump(mode="json")`` for these dataclasses:
+fields in declaration order, a field whose ``metadata`` has ``exclude`` left out.
+
+Standard library only at import.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import fields, is_dataclass
+from functools import cache
+from typing import Any
+
+# The pydantic names a dataclass's annotations may use.
+PYDANTIC_NAMES = ("Field", "AfterValidator", "BeforeValidator", "PlainValidator",
+                  "WrapValidator", "StringConstraints")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _bind_pydantic_names(home: str) -> None:
+    """Bind ``PYDANTIC_NAMES`` in ``home`` (the validated type's module) and in every loaded
+    tamis module that declares dataclasses (the types it holds may come from there)."""
+    import pydantic
+
+    for name, module in list(sys.modules.items()):
+        if not (name.startswith("tamis") or name == home) or module is None:
+            continue
+        space = vars(module)
+        if any(is_dataclass(v) and isinstance(v, type) for v in list(space.values())):
+            for pname in PYDANTIC_NAMES:
+                space.setdefault(pname, getattr(pydantic, pname))
+
+
+@cache
+def adapter(cls: type) -> Any:
+    """pydantic's ``TypeAdapter`` for a dataclass (or any type built of them), once."""
+    import pydantic
+
+    _bind_pydantic_names(getattr(cls, "__module__", ""))
+    return pydantic.TypeAdapter(cls)
+
+
+def validate(cls: type, data: Any) -> Any:
+    """``data`` (JSON-like) checked and built into ``cls``; raises pydantic's ValidationError."""
+    return adapter(cls).validate_python(data)
+
+
+def json_schema(cls: type, mode: str = "validation") -> dict[str, Any]:
+    return adapter(cls).json_schema(mode=mode)
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if not f.metadata.get("exclude"))
+
+
+@cache
+def _defaults(cls: type) -> dict[str, Any]:
+    from dataclasses import MISSING
+
+    found: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.default is not MISSING:
+            found[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            found[f.name] = f.default_factory()
+    return found
+
+
+def to_data(value: Any, *, exclude_none: bool = False,
+            exclude_defaults: bool = False) -> Any:
+    """JSON-ready data of a dataclass (nested dataclasses, lists, tuples, dicts), as pydantic's
+    ``model_dump(mode="json")`` gives it. ``exclude_none``/``exclude_defaults`` apply at every
+    level, as pydantic's do."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list or kind is tuple:
+        return [to_data(v, exclude_none=exclude_none, exclude_defaults=exclude_defaults)
+                for v in value]
+    if kind is dict:
+        return {k: to_data(v, exclude_none=exclude_none, exclude_defaults=exclude_defaults)
+                for k, v in value.items()}
+    if is_dataclass(value):
+        out: dict[str, Any] = {}
+        defaults = _defaults(kind) if exclude_defaults else None
+        for name in _field_names(kind):
+            item = getattr(value, name)
+            if exclude_none and item is None:
+                continue
+            if defaults is not None and name in defaults and item == defaults[name]:
+                continue
+            out[name] = to_data(item, exclude_none=exclude_none,
+                                exclude_defaults=exclude_defaults)
+        return out
+    raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")

@@ -1,0 +1,88 @@
+"""tamis.typed: dataclasses validated and described by pydantic, dumped without it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, ClassVar
+
+import pytest
+
+from tamis import typed
+
+if TYPE_CHECKING:
+    from pydantic import AfterValidator, Field
+
+
+def _upper(value: str | None) -> str | None:
+    if value is not None and not value.isupper():
+        raise ValueError("must be upper case")
+    return value
+
+
+@dataclass(slots=True, kw_only=True)
+class Inner:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+
+    name: Annotated[str, Field(min_length=1)]
+    weight: Annotated[float, Field(gt=0, description="How much it counts")] = 1.0
+    env: Annotated[str | None, AfterValidator(_upper)] = None
+    hidden: str = field(default="", metadata={"exclude": True})
+
+    def __post_init__(self) -> None:
+        if self.name == "both":
+            raise ValueError("not both")
+
+
+@dataclass(slots=True, kw_only=True)
+class Outer:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+
+    items: list[Inner] = field(default_factory=list)
+    label: str | None = None
+
+
+def errors(data: object) -> list[tuple[tuple[object, ...], str]]:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        typed.validate(Outer, data)
+    return [(e["loc"], e["msg"]) for e in caught.value.errors()]
+
+
+def test_validates_constraints_validators_and_post_init() -> None:
+    built = typed.validate(Outer, {"items": [{"name": "a", "weight": 2, "env": "KEY"}]})
+    assert built == Outer(items=[Inner(name="a", weight=2.0, env="KEY")])
+    assert errors({"items": [{"name": ""}]}) == [
+        (("items", 0, "name"), "String should have at least 1 character")]
+    assert errors({"items": [{"name": "a", "weight": 0}]}) == [
+        (("items", 0, "weight"), "Input should be greater than 0")]
+    assert errors({"items": [{"name": "a", "env": "low"}]}) == [
+        (("items", 0, "env"), "Value error, must be upper case")]
+    assert errors({"items": [{"name": "both"}]}) == [(("items", 0), "Value error, not both")]
+    assert errors({"items": [{"name": "a", "typo": 1}]})[0][0] == ("items", 0, "typo")
+
+
+def test_json_schema_has_descriptions_and_forbids_extra() -> None:
+    schema = typed.json_schema(Outer)
+    inner = schema["$defs"]["Inner"]
+    assert inner["properties"]["weight"]["description"] == "How much it counts"
+    assert inner["additionalProperties"] is False
+
+
+def test_to_data_is_model_dump_json() -> None:
+    value = Outer(items=[Inner(name="a", hidden="secret")], label=None)
+    assert typed.to_data(value) == {"items": [{"name": "a", "weight": 1.0, "env": None}],
+                                    "label": None}
+    assert typed.to_data(value, exclude_none=True) == {"items": [{"name": "a", "weight": 1.0}]}
+    assert typed.to_data(value, exclude_defaults=True) == {"items": [{"name": "a"}]}
+    with pytest.raises(TypeError, match="set"):
+        typed.to_data({1, 2})
+
+
+def test_import_needs_no_pydantic() -> None:
+    code = "import sys, tamis.typed; print('pydantic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
