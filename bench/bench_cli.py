@@ -21,6 +21,9 @@ folder, filled by untimed calls first), as an installed tamis has its ``.pyc`` f
 environment with ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module of
 tamis from source on every call. ``--no-bytecode-cache`` measures that case instead.
 
+Last line: how many modules an uncached search imports, and which of the heavy packages
+(pydantic, httpx...) are among them (one untimed ``-X importtime`` run).
+
 The loopback SearXNG answers the recorded Proxmox answer (tests/fixtures/searxng) to every
 query. Goals (issue 13): search <= 0.25 s CPU, --help <= 0.06 s CPU, cached repeat <= 0.5x
 the first call. Prints figures; asserts nothing (the machine is shared and noisy).
@@ -67,6 +70,20 @@ def tamis_command() -> list[str]:
         return [str(script)]
     found = shutil.which("tamis")
     return [found] if found else [sys.executable, "-m", "tamis.interfaces.cli"]
+
+
+# Packages whose import is a large part of a CLI call (issue 13): shown as loaded or not.
+HEAVY = ("pydantic", "httpx", "httpcore", "anyio", "asyncio", "yaml", "lxml", "trafilatura")
+
+
+def imported_packages(tamis: list[str], env: dict[str, str]) -> set[str]:
+    """The modules an uncached ``tamis search --no-extract`` imports (``-X importtime``)."""
+    cmd = ([sys.executable, "-X", "importtime", *tamis] if tamis[0].endswith("tamis")
+           and Path(tamis[0]).exists() else [tamis[0], "-X", "importtime", *tamis[1:]])
+    proc = subprocess.run([*cmd, "search", "--no-extract", "which modules load"], env=env,
+                          capture_output=True, text=True, check=False)
+    return {row.rsplit("|", 1)[1].strip() for row in proc.stderr.splitlines()
+            if row.startswith("import time:") and row.count("|") == 2} - {"imported package"}
 
 
 def line(label: str, samples: list[tuple[float, float, int]], note: str = "") -> float:
@@ -143,6 +160,8 @@ def main() -> None:
                 dict(env, TAMIS_URL=service_url)))
         service.terminate()
         service.wait(timeout=30)
+        loaded = imported_packages(
+            tamis, dict(base_env, XDG_CACHE_HOME=str(Path(tmp) / "cache0")))
         print(f"{args.runs} runs each, medians; CPU = user + sys of the process; "
               f"loopback SearXNG {server.url}, 0 delay; bytecode cache "
               + ("as the environment sets it (PYTHONDONTWRITEBYTECODE="
@@ -160,6 +179,8 @@ def main() -> None:
               f" --help over bare python: +{help_cpu - bare:.3f} s"
               + (f"; search / seed script: {first / seed:.2f}x" if seed else
                  "; seed script not found, comparator skipped"))
+        print(f"an uncached search imports {len(loaded)} modules; of the heavy ones: "
+              + ", ".join(f"{name} {'yes' if name in loaded else 'no'}" for name in HEAVY))
 
 
 if __name__ == "__main__":
