@@ -48,7 +48,7 @@ CHILD = textwrap.dedent("""
             out = []
             for query in ("fresh", "cached"):
                 answers = await fan_out(SearchRequest(query=query), make_adapters(config), ctx)
-                out.append([a.model_dump(mode="json") for a in answers])
+                out.append([typed.to_data(a) for a in answers])
             return out
 
     runs = asyncio.run(main())

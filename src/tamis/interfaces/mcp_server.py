@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from tamis import __version__
+from tamis import __version__, typed
 from tamis.core import Tamis
 from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
@@ -123,15 +123,15 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
                         language: str | None = None, categories: str | None = None
                         ) -> CallToolResult:
         with tool_errors():
-            request = SearchRequest(query=query, max_results=max_results,
-                                    time_range=time_range,  # type: ignore[arg-type]
-                                    language=language, categories=categories)
+            request = typed.validate(SearchRequest, {
+                "query": query, "max_results": max_results, "time_range": time_range,
+                "language": language, "categories": categories})
             response = await get_layer().search(request, extract=extract, budget=budget)
             if response.status == "failed":
                 raise SearchFailed(failure_reason(response))
         return CallToolResult(
             content=[TextContent(type="text", text=search_markdown(response))],
-            structured_content=response.model_dump(mode="json", exclude_none=False),
+            structured_content=typed.to_data(response),
         )
 
     async def do_read(url: str, max_chars: int | None = None, start: int = 0,
@@ -142,7 +142,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
             raise ToolError(f"could not read {url}: {page.status}"
                             + (f" ({page.detail})" if page.detail else ""))
         return CallToolResult(content=[TextContent(type="text", text=read_markdown(page))],
-                              structured_content=page.model_dump(mode="json"))
+                              structured_content=typed.to_data(page))
 
     if lite:
         @server.tool(name="web_search", description=SEARCH_DESCRIPTION)
