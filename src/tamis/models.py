@@ -65,6 +65,23 @@ class RawHit:
     published: str | None = None
 
 
+def checked_labels(labels: Any) -> list[str]:
+    """A copy of an adapter's provenance labels for ``RawHit.engines``; ValueError unless a
+    list of str (an adapter's hits are built from its backend's JSON)."""
+    if not isinstance(labels, list | tuple) or any(x.__class__ is not str for x in labels):
+        raise ValueError(f"RawHit engines: not a list of strings: {labels!r:.80}")
+    return list(labels)
+
+
+def checked_position(value: Any) -> int:
+    """An engine position for ``RawHit.positions`` as pydantic's lax ``int`` read it (an
+    int, a bool, an integral float, a string of digits); ValueError otherwise."""
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()) or (
+            isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
+        return int(value)
+    raise ValueError(f"RawHit positions: {value!r:.80} is not a whole number")
+
+
 @dataclass(slots=True, kw_only=True)
 class Note:
     """Something a backend, engine or stage reported: shown in the answer, never hidden."""

@@ -32,6 +32,8 @@ from dataclasses import MISSING, fields, is_dataclass
 from functools import cache
 from typing import Any, Literal, Union
 
+from tamis.errors import DataError
+
 # The pydantic names a dataclass's annotations may use.
 PYDANTIC_NAMES = ("Field", "AfterValidator", "BeforeValidator", "PlainValidator",
                   "WrapValidator", "StringConstraints")
@@ -113,10 +115,6 @@ def to_data(value: Any, *, exclude_none: bool = False,
                                 exclude_defaults=exclude_defaults)
         return out
     raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
-
-
-class DataError(ValueError):
-    """Data ``from_data`` cannot build the type from."""
 
 
 def from_data(cls: Any, data: Any) -> Any:

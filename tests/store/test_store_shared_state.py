@@ -31,6 +31,7 @@ OK = {"results": [{"title": "T", "url": "https://t.example/", "content": "c"}]}
 CHILD = textwrap.dedent("""
     import asyncio, json, os, sys
     import httpx
+    from tamis import typed
     from tamis.backends.listing import describe_lines
     from tamis.backends.registry import make_adapters
     from tamis.models import SearchRequest

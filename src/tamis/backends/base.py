@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.errors import AnswerError
-from tamis.models import Note, RawHit, SearchRequest
+from tamis.models import Note, RawHit, SearchRequest, checked_labels, checked_position
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
 from tamis.text import clean_text
@@ -330,26 +330,6 @@ class Adapter:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def checked_labels(labels: Any) -> list[str]:
-    """A copy of an adapter's provenance labels; ValueError unless a list of str (what
-    RawHit's pydantic validation refused)."""
-    if not isinstance(labels, list | tuple) or any(x.__class__ is not str for x in labels):
-        raise ValueError(f"RawHit engines: not a list of strings: {labels!r:.80}")
-    return list(labels)
-
-
-def checked_position(value: Any) -> int:
-    """An engine position as pydantic's lax ``int`` read it: an int (a bool as 0/1), an
-    integral float, a string of digits; ValueError otherwise."""
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        return int(value)
-    raise ValueError(f"RawHit positions: {value!r:.80} is not a whole number")
 
 
 def clean_str(text: str) -> str:
