@@ -38,6 +38,7 @@ from tamis.errors import DataError
 PYDANTIC_NAMES = ("Field", "AfterValidator", "BeforeValidator", "PlainValidator",
                   "WrapValidator", "StringConstraints")
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_SET = frozenset(_SCALARS)
 
 
 def _bind_pydantic_names(home: str) -> None:
@@ -93,6 +94,8 @@ def to_data(value: Any, *, exclude_none: bool = False,
     """JSON-ready data of a dataclass (nested dataclasses, lists, tuples, dicts), as pydantic's
     ``model_dump(mode="json")`` gives it. ``exclude_none``/``exclude_defaults`` apply at every
     level, as pydantic's do."""
+    if not (exclude_none or exclude_defaults):
+        return _plain(value)
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -115,6 +118,37 @@ def to_data(value: Any, *, exclude_none: bool = False,
                                 exclude_defaults=exclude_defaults)
         return out
     raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
+
+
+
+def _plain(value: Any) -> Any:
+    """``to_data`` without exclusions: the answer's dump, once per search or request."""
+    kind = value.__class__
+    if kind in _SCALAR_SET:
+        return value
+    if kind is list or kind is tuple:
+        return [v if v.__class__ in _SCALAR_SET else _plain(v) for v in value]
+    if kind is dict:
+        return {k: v if v.__class__ in _SCALAR_SET else _plain(v) for k, v in value.items()}
+    dump = _DUMPERS.get(kind)
+    if dump is None:
+        if not is_dataclass(value):
+            raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
+        dump = _DUMPERS[kind] = _dumper(kind)
+    return dump(value)
+
+
+_DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """The dump of one dataclass as one dict display (made once per class): a field's value
+    as is when it is a scalar, else ``_plain`` of it."""
+    items = ", ".join(f"{name!r}: v if (v := obj.{name}).__class__ in scalars else plain(v)"
+                      for name in _field_names(cls))
+    space: dict[str, Any] = {"scalars": _SCALAR_SET, "plain": _plain}
+    exec(f"def dump(obj):\n    return {{{items}}}", space)  # as dataclasses makes __init__
+    return space["dump"]  # type: ignore[no-any-return]
 
 
 def from_data(cls: Any, data: Any) -> Any:
