@@ -114,3 +114,12 @@ def test_from_data_checks_each_value_and_inverts_to_data() -> None:
         typed.from_data(Outer, {"items": [], "typo": 1})
     with pytest.raises(typed.DataError, match="not list"):
         typed.from_data(list[Loose], {"kind": "a"})
+
+
+def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
+    value = Loose(kind="a", score=2, counts={"x": 1}, tree=Loose(kind="b", score=0))
+    data = typed.to_data(value)
+    assert data == {"kind": "a", "score": 2.0, "counts": {"x": 1},
+                    "tree": {"kind": "b", "score": 0.0, "counts": {}, "tree": None}}
+    assert type(data["score"]) is float and type(data["counts"]["x"]) is int
+    assert data == typed.adapter(Loose).dump_python(value, mode="json")

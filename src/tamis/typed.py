@@ -142,13 +142,37 @@ _DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 
 
 def _dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
-    """The dump of one dataclass as one dict display (made once per class): a field's value
-    as is when it is a scalar, else ``_plain`` of it."""
-    items = ", ".join(f"{name!r}: v if (v := obj.{name}).__class__ in scalars else plain(v)"
-                      for name in _field_names(cls))
-    space: dict[str, Any] = {"scalars": _SCALAR_SET, "plain": _plain}
-    exec(f"def dump(obj):\n    return {{{items}}}", space)  # as dataclasses makes __init__
+    """The dump of one dataclass as one dict display (made once per class, as dataclasses
+    makes ``__init__``): a scalar as is, else ``_plain`` of it; an int in a ``float`` field
+    as a float, as pydantic stores it (``"score": 1.0``, never ``1``)."""
+    hints = _hints(cls)
+    items = []
+    for name in _field_names(cls):
+        floats = hints.get(name) in (float, float | None)
+        items.append(f"{name!r}: v if (v := obj.{name}).__class__ is float else floated(v)"
+                     if floats else
+                     f"{name!r}: v if (v := obj.{name}).__class__ in scalars else plain(v)")
+    space: dict[str, Any] = {"scalars": _SCALAR_SET, "plain": _plain, "floated": _floated}
+    exec(f"def dump(obj):\n    return {{{', '.join(items)}}}", space)
     return space["dump"]  # type: ignore[no-any-return]
+
+
+def _floated(value: Any) -> Any:
+    if value.__class__ is int:
+        return float(value)
+    return value if value.__class__ in _SCALAR_SET else _plain(value)
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The field types of a dataclass, ``Annotated`` extras dropped; {} when they cannot be
+    resolved (the dump then keeps every value as it is)."""
+    # Annotations name pydantic's Field & co. (bound only under TYPE_CHECKING): an inert
+    # callable stands in for them.
+    inert = dict.fromkeys(PYDANTIC_NAMES, lambda *args, **kwargs: None)
+    try:
+        return typing.get_type_hints(cls, localns=inert)
+    except (NameError, TypeError):
+        return {}
 
 
 def from_data(cls: Any, data: Any) -> Any:
@@ -230,10 +254,8 @@ def _dataclass_reader(cls: type) -> _Reader:
     forbid = getattr(cls, "__pydantic_config__", {}).get("extra") == "forbid"
 
     def resolve() -> None:  # at the first build: a dataclass may hold itself
-        # Annotations name pydantic's Field & co. (bound only under TYPE_CHECKING): an inert
-        # callable stands in for them, as Annotated's extras are dropped here.
         inert = dict.fromkeys(PYDANTIC_NAMES, lambda *args, **kwargs: None)
-        hints = typing.get_type_hints(cls, localns=inert)
+        hints = typing.get_type_hints(cls, localns=inert)  # see _hints
         for f in fields(cls):
             readers[f.name] = _reader(hints[f.name])
             if f.default is MISSING and f.default_factory is MISSING:
