@@ -15,7 +15,9 @@ annotations (``from __future__ import annotations``), e.g.
 keys; ``__post_init__`` checks across fields. pydantic reads annotations in the module's
 namespace, so ``adapter`` binds those names there (``PYDANTIC_NAMES``) before the
 first validator is built. ``to_data`` is ``model_dump(mode="json")`` for these dataclasses:
-fields in declaration order, a field whose ``metadata`` has ``exclude`` left out.
+fields in declaration order, a field whose ``metadata`` has ``exclude`` left out, an int in a
+``float`` field written as a float (pydantic coerced it when the model was built; a dataclass
+checks nothing when built: code building one from outside data calls ``validate``).
 ``from_data`` is its inverse for data tamis wrote itself (a stored answer, a cache entry):
 every value's type checked in plain Python, without pydantic's constraints or coercions.
 
