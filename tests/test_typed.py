@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 import pytest
 
@@ -86,3 +86,40 @@ def test_import_needs_no_pydantic() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+@dataclass(slots=True, kw_only=True)
+class Loose:
+    kind: Literal["a", "b"]
+    score: float
+    counts: dict[str, int] = field(default_factory=dict)
+    tree: Loose | None = None
+
+
+def test_from_data_checks_each_value_and_inverts_to_data() -> None:
+    value = Outer(items=[Inner(name="a", weight=2.5, env="K")], label="x")
+    assert typed.from_data(Outer, typed.to_data(value)) == value
+    built = typed.from_data(Loose, {"kind": "a", "score": 1, "tree": {"kind": "b", "score": 0.5,
+                                                                      "counts": {"x": 1}}})
+    assert built == Loose(kind="a", score=1.0, tree=Loose(kind="b", score=0.5, counts={"x": 1}))
+    assert type(built.score) is float  # an int stands for a float, as in pydantic's dump
+    assert typed.from_data(Loose, {"kind": "a", "score": 1, "new": 1}).kind == "a"  # ignored
+    for bad, why in [({"kind": "c", "score": 1}, "one of"), ({"kind": "a", "score": "1"}, "float"),
+                     ({"kind": "a", "score": True}, "float"), ({"kind": "a"}, "missing"),
+                     ({"kind": "a", "score": 1, "counts": {"x": 1.0}}, "int"),
+                     ({"kind": "a", "score": 1, "tree": []}, "Loose")]:
+        with pytest.raises(typed.DataError, match=why):
+            typed.from_data(Loose, bad)
+    with pytest.raises(typed.DataError, match="unknown key 'typo'"):  # extra: forbid
+        typed.from_data(Outer, {"items": [], "typo": 1})
+    with pytest.raises(typed.DataError, match="not list"):
+        typed.from_data(list[Loose], {"kind": "a"})
+
+
+def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
+    value = Loose(kind="a", score=2, counts={"x": 1}, tree=Loose(kind="b", score=0))
+    data = typed.to_data(value)
+    assert data == {"kind": "a", "score": 2.0, "counts": {"x": 1},
+                    "tree": {"kind": "b", "score": 0.0, "counts": {}, "tree": None}}
+    assert type(data["score"]) is float and type(data["counts"]["x"]) is int
+    assert data == typed.adapter(Loose).dump_python(value, mode="json")

@@ -19,11 +19,13 @@ import functools
 import os
 import time
 from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from tamis import typed
 from tamis.backends.registry import make_adapters
 from tamis.errors import SearchFailed
 from tamis.http_client import tamis_client
@@ -163,7 +165,7 @@ class Tamis:
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is None:
             return response, None
-        answer = response.model_dump(mode="json")
+        answer = typed.to_data(response)
         if answer_cache.storable(
                 answer, [a.status for a in line_answers],
                 all(adapter.cacheable for adapter in self.adapters()),
@@ -179,7 +181,7 @@ class Tamis:
         if stored is None:
             return None
         try:
-            return SearchResponse.model_validate(stored)
+            return typed.from_data(SearchResponse, stored)
         except ValueError:
             return None
 
@@ -207,7 +209,7 @@ class Tamis:
             return None
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        asked = request.model_dump(mode="json", exclude_defaults=True)
+        asked = typed.to_data(request, exclude_defaults=True)
         asked["query"] = request.query.strip()
         return answer_cache.answer_key(self.config_hash, asked, {
             "extract": extract, "explain": explain, "max_results": max_results,
@@ -222,7 +224,7 @@ class Tamis:
             request = SearchRequest(query=request)
         query = check_query(request.query)
         check_budget(budget)
-        request = request.model_copy(update={"query": query})
+        request = replace(request, query=query)
         limit = max_results or request.max_results or self.config.max_results
         cfg = self.config
         start = time.perf_counter()
@@ -270,7 +272,7 @@ class Tamis:
                 env=self.env,
             )
             # on_failure: drop may have removed results: ranks stay 1..n without gaps.
-            results = [r if r.rank == i else r.model_copy(update={"rank": i})
+            results = [r if r.rank == i else replace(r, rank=i)
                        for i, r in enumerate(results, 1)]
         done = time.perf_counter()
 
@@ -339,8 +341,10 @@ def _scope(kept: list[Any], request: SearchRequest) -> tuple[list[Any], list[Dro
 async def asearch(query: str, *, config: Config | str | Path | None = None,
                   extract: bool = True, explain: bool = False,
                   max_results: int | None = None, **params: Any) -> SearchResponse:
-    """Search once: ``await tamis.asearch("query", time_range="year")``."""
-    request = SearchRequest(query=query, max_results=max_results, **params)
+    """Search once: ``await tamis.asearch("query", time_range="year")``; parameters out of
+    bounds raise pydantic's ValidationError."""
+    request = typed.validate(SearchRequest, {"query": query, "max_results": max_results,
+                                             **params})
     async with Tamis(config) as layer:
         return await layer.search(request, extract=extract, explain=explain)
 

@@ -15,7 +15,11 @@ annotations (``from __future__ import annotations``), e.g.
 keys; ``__post_init__`` checks across fields. pydantic reads annotations in the module's
 namespace, so ``adapter`` binds those names there (``PYDANTIC_NAMES``) before the
 first validator is built. ``to_data`` is ``model_dump(mode="json")`` for these dataclasses:
-fields in declaration order, a field whose ``metadata`` has ``exclude`` left out.
+fields in declaration order, a field whose ``metadata`` has ``exclude`` left out, an int in a
+``float`` field written as a float (pydantic coerced it when the model was built; a dataclass
+checks nothing when built: code building one from outside data calls ``validate``).
+``from_data`` is its inverse for data tamis wrote itself (a stored answer, a cache entry):
+every value's type checked in plain Python, without pydantic's constraints or coercions.
 
 Standard library only at import.
 """
@@ -23,14 +27,20 @@ Standard library only at import.
 from __future__ import annotations
 
 import sys
-from dataclasses import fields, is_dataclass
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import MISSING, fields, is_dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal, Union
+
+from tamis.errors import DataError
 
 # The pydantic names a dataclass's annotations may use.
 PYDANTIC_NAMES = ("Field", "AfterValidator", "BeforeValidator", "PlainValidator",
                   "WrapValidator", "StringConstraints")
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_SET = frozenset(_SCALARS)
 
 
 def _bind_pydantic_names(home: str) -> None:
@@ -72,8 +82,6 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 @cache
 def _defaults(cls: type) -> dict[str, Any]:
-    from dataclasses import MISSING
-
     found: dict[str, Any] = {}
     for f in fields(cls):
         if f.default is not MISSING:
@@ -88,6 +96,8 @@ def to_data(value: Any, *, exclude_none: bool = False,
     """JSON-ready data of a dataclass (nested dataclasses, lists, tuples, dicts), as pydantic's
     ``model_dump(mode="json")`` gives it. ``exclude_none``/``exclude_defaults`` apply at every
     level, as pydantic's do."""
+    if not (exclude_none or exclude_defaults):
+        return _plain(value)
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -110,3 +120,158 @@ def to_data(value: Any, *, exclude_none: bool = False,
                                 exclude_defaults=exclude_defaults)
         return out
     raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
+
+
+
+def _plain(value: Any) -> Any:
+    """``to_data`` without exclusions: the answer's dump, once per search or request."""
+    kind = value.__class__
+    if kind in _SCALAR_SET:
+        return value
+    if kind is list or kind is tuple:
+        return [v if v.__class__ in _SCALAR_SET else _plain(v) for v in value]
+    if kind is dict:
+        return {k: v if v.__class__ in _SCALAR_SET else _plain(v) for k, v in value.items()}
+    dump = _DUMPERS.get(kind)
+    if dump is None:
+        if not is_dataclass(value):
+            raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
+        dump = _DUMPERS[kind] = _dumper(kind)
+    return dump(value)
+
+
+_DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """The dump of one dataclass as one dict display (made once per class, as dataclasses
+    makes ``__init__``): a scalar as is, else ``_plain`` of it; an int in a ``float`` field
+    as a float, as pydantic stores it (``"score": 1.0``, never ``1``)."""
+    hints = _hints(cls)
+    items = []
+    for name in _field_names(cls):
+        floats = hints.get(name) in (float, float | None)
+        items.append(f"{name!r}: v if (v := obj.{name}).__class__ is float else floated(v)"
+                     if floats else
+                     f"{name!r}: v if (v := obj.{name}).__class__ in scalars else plain(v)")
+    space: dict[str, Any] = {"scalars": _SCALAR_SET, "plain": _plain, "floated": _floated}
+    exec(f"def dump(obj):\n    return {{{', '.join(items)}}}", space)
+    return space["dump"]  # type: ignore[no-any-return]
+
+
+def _floated(value: Any) -> Any:
+    if value.__class__ is int:
+        return float(value)
+    return value if value.__class__ in _SCALAR_SET else _plain(value)
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The field types of a dataclass, ``Annotated`` extras dropped; {} when they cannot be
+    resolved (the dump then keeps every value as it is)."""
+    # Annotations name pydantic's Field & co. (bound only under TYPE_CHECKING): an inert
+    # callable stands in for them.
+    inert = dict.fromkeys(PYDANTIC_NAMES, lambda *args, **kwargs: None)
+    try:
+        return typing.get_type_hints(cls, localns=inert)
+    except (NameError, TypeError):
+        return {}
+
+
+def from_data(cls: Any, data: Any) -> Any:
+    """``cls`` (a dataclass, or ``list[...]``, ``X | None``... of them) built from JSON data
+    that tamis wrote (``to_data``'s output): every value's type checked (an int stands for
+    a float), missing keys refused, unknown keys ignored (refused where the class forbids
+    them, as pydantic does); raises ``DataError``. No constraint (``Field(ge=...)``,
+    validators) is checked: data from outside goes through ``validate``."""
+    return _reader(cls)(data)
+
+
+_Reader = Callable[[Any], Any]
+
+
+def _fail(kind: object, value: Any) -> DataError:
+    return DataError(f"{value!r:.60} is not {getattr(kind, '__name__', kind)}")
+
+
+def _scalar(kind: type) -> _Reader:
+    def read(value: Any) -> Any:
+        if value.__class__ is kind:
+            return value
+        if kind is float and value.__class__ is int:
+            return float(value)
+        raise _fail(kind, value)
+    return read
+
+
+@cache
+def _reader(tp: Any) -> _Reader:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is Any:
+        return lambda value: value
+    if tp in _SCALARS:
+        return _scalar(type(None) if tp is None else tp)
+    if origin is Literal:
+        allowed = frozenset(args)
+
+        def literal(value: Any) -> Any:
+            if value.__class__ in (str, int, bool) and value in allowed:
+                return value
+            raise _fail(f"one of {sorted(map(str, allowed))}", value)
+        return literal
+    if origin is Union or origin is types.UnionType:
+        readers = [_reader(a) for a in args]
+
+        def union(value: Any) -> Any:
+            for read in readers:
+                try:
+                    return read(value)
+                except DataError:
+                    continue
+            raise _fail(tp, value)
+        return union
+    if origin is list:
+        item = _reader(args[0])
+
+        def sequence(value: Any) -> Any:
+            if value.__class__ is not list:
+                raise _fail(list, value)
+            return [item(v) for v in value]
+        return sequence
+    if origin is dict:
+        key, val = _reader(args[0]), _reader(args[1])
+
+        def mapping(value: Any) -> Any:
+            if value.__class__ is not dict:
+                raise _fail(dict, value)
+            return {key(k): val(v) for k, v in value.items()}
+        return mapping
+    if isinstance(tp, type) and is_dataclass(tp):
+        return _dataclass_reader(tp)
+    raise TypeError(f"from_data: cannot read a {tp!r}")
+
+
+def _dataclass_reader(cls: type) -> _Reader:
+    readers: dict[str, _Reader] = {}
+    required: set[str] = set()
+    forbid = getattr(cls, "__pydantic_config__", {}).get("extra") == "forbid"
+
+    def resolve() -> None:  # at the first build: a dataclass may hold itself
+        inert = dict.fromkeys(PYDANTIC_NAMES, lambda *args, **kwargs: None)
+        hints = typing.get_type_hints(cls, localns=inert)  # see _hints
+        for f in fields(cls):
+            readers[f.name] = _reader(hints[f.name])
+            if f.default is MISSING and f.default_factory is MISSING:
+                required.add(f.name)
+
+    def build(value: Any) -> Any:
+        if not readers:
+            resolve()
+        if value.__class__ is not dict:
+            raise _fail(cls, value)
+        if not required.issubset(value):
+            raise DataError(f"{cls.__name__}: missing {sorted(required - set(value))}")
+        unknown = [k for k in value if k not in readers]
+        if unknown and forbid:
+            raise DataError(f"{cls.__name__}: unknown key {unknown[0]!r}")
+        return cls(**{k: readers[k](v) for k, v in value.items() if k in readers})
+    return build

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tamis import typed
 from tamis.backends.registry import make_adapter
 from tamis.backends.searxng import engine_order, parse_searxng
 from tamis.policy.schema import LineConfig
@@ -37,7 +38,7 @@ def test_labels_positions_and_text_of_each_hit():
         {"url": ""},
     ]})
     first, second, third = parsed.hits
-    assert first.model_dump() == {
+    assert typed.to_data(first) == {
         "url": "https://a.example/1", "title": "A & B", "snippet": "x y", "line": "sx",
         "engines": ["sx:bing"], "positions": [3], "published": None}
     assert (second.title, second.engines, second.positions, second.published) == (

@@ -31,6 +31,7 @@ OK = {"results": [{"title": "T", "url": "https://t.example/", "content": "c"}]}
 CHILD = textwrap.dedent("""
     import asyncio, json, os, sys
     import httpx
+    from tamis import typed
     from tamis.backends.listing import describe_lines
     from tamis.backends.registry import make_adapters
     from tamis.models import SearchRequest
@@ -48,7 +49,7 @@ CHILD = textwrap.dedent("""
             out = []
             for query in ("fresh", "cached"):
                 answers = await fan_out(SearchRequest(query=query), make_adapters(config), ctx)
-                out.append([a.model_dump(mode="json") for a in answers])
+                out.append([typed.to_data(a) for a in answers])
             return out
 
     runs = asyncio.run(main())

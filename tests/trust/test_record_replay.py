@@ -24,6 +24,7 @@ from trust_support import (
     write_config,
 )
 
+from tamis import typed
 from tamis.backends.base import AnswerError
 from tamis.backends.recorded import Recorded
 from tamis.core import Tamis
@@ -46,7 +47,9 @@ def search(config: Config, query: str) -> Any:
 
 
 def comparable(response: Any) -> dict[str, Any]:
-    data = response.model_dump(mode="json", exclude={"timing", "lines", "notes"})
+    data = typed.to_data(response)
+    for name in ("timing", "lines", "notes"):
+        data.pop(name)
     data["lines"] = [(x.line, x.status, x.results) for x in response.lines]
     return data
 

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.errors import AnswerError
-from tamis.models import Note, RawHit, SearchRequest
+from tamis.models import Note, RawHit, SearchRequest, checked_labels, checked_position
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
 from tamis.text import clean_text
@@ -284,17 +284,16 @@ class Adapter:
             return None
         if labels is None:
             labels = [f"{self.name}:{engine}" if engine else self.name]
-        # RawHit's own validation, without BaseModel.__init__'s keyword handling (a third
-        # of the cost of each of the service's hits)
-        return _validate_hit({
-            "url": url.strip(),
-            "title": clean_text(title, 500) if isinstance(title, str) else "",
-            "snippet": clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
-            "line": self.name,
-            "engines": labels,
-            "positions": [position] if positions is None else positions,
-            "published": published if isinstance(published, str) and published else None,
-        })
+        return RawHit(
+            url=url.strip(),
+            title=clean_text(title, 500) if isinstance(title, str) else "",
+            snippet=clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
+            line=self.name,
+            engines=checked_labels(labels),
+            positions=[checked_position(position)] if positions is None else [
+                p if p.__class__ is int else checked_position(p) for p in positions],
+            published=published if isinstance(published, str) and published else None,
+        )
 
     def collect(self, items: Any, read: Callable[[dict[str, Any], int], RawHit | None]
                 ) -> Parsed:
@@ -331,7 +330,6 @@ class Adapter:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_validate_hit = RawHit.__pydantic_validator__.validate_python
 
 
 def clean_str(text: str) -> str:
@@ -349,9 +347,11 @@ def sanitised(parsed: Parsed) -> Parsed:
 
 
 def clean_model(model: Any) -> Any:
-    """A copy of a flat pydantic model whose str (and list-of-str) fields are clean."""
+    """A copy of a flat dataclass (``RawHit``, ``Note``) whose str (and list-of-str) fields
+    are clean."""
     update: dict[str, Any] = {}
-    for name, value in model.__dict__.items():
+    for name in model.__slots__:
+        value = getattr(model, name)
         if isinstance(value, str):
             if value.isascii():  # no surrogate in it: the common case, at C speed
                 continue
@@ -363,7 +363,7 @@ def clean_model(model: Any) -> Any:
             continue
         if fixed != value:
             update[name] = fixed
-    return model.model_copy(update=update) if update else model
+    return replace(model, **update) if update else model
 
 
 def skipped_note(line: str, skipped: int) -> Note:

@@ -9,10 +9,12 @@ traceback reaches the user.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 
 import click
 
+from tamis import typed
 from tamis.extract import ReadResponse
 from tamis.interfaces.cli_common import friendly_errors
 
@@ -59,7 +61,8 @@ def read(url: str, max_chars: int | None, start: int, query: str | None, config_
          output: str) -> None:
     """Read one page (URL) under a character budget: JSON or markdown on stdout."""
     answer = asyncio.run(_read(url, config_path, max_chars, start, query))
-    click.echo(answer.model_dump_json(indent=2) if output == "json" else as_markdown(answer))
+    click.echo(json.dumps(typed.to_data(answer), indent=2, ensure_ascii=False)
+               if output == "json" else as_markdown(answer))
     if answer.exit_code:
         detail = f": {answer.detail}" if answer.detail else ""
         click.echo(f"error: {answer.url}: {answer.status}{detail}", err=True)

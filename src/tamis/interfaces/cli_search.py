@@ -55,9 +55,10 @@ def _run(query: str, config_path: str | None, no_extract: bool, explain: bool, f
         if fmt == "json":
             echo(answer_json(found.answer))
         else:
+            from tamis import typed
             from tamis.models import SearchResponse
 
-            echo(response_markdown(SearchResponse.model_validate(found.answer)), nl=False)
+            echo(response_markdown(typed.from_data(SearchResponse, found.answer)), nl=False)
         sys.exit({"ok": 0, "no_results": 1}.get(found.answer.get("status"), 2))
 
     import asyncio
@@ -112,11 +113,12 @@ def remote(config_path: str | None, fmt: str, body: dict[str, Any],
 
         echo(answer_json(answer))
     else:
+        from tamis import typed
         from tamis.interfaces.render import response_markdown
         from tamis.models import SearchResponse
 
         try:
-            response = SearchResponse.model_validate(answer)
+            response = typed.from_data(SearchResponse, answer)
         except ValueError:
             raise SearchFailed(f"{where} answered in a shape this tamis cannot read (another"
                                " version?)") from None

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from tamis import typed
 from tamis.core import Tamis
 from tamis.pipeline.compare import Comparison, compare
 from tamis.policy.schema import LineConfig
@@ -70,7 +71,7 @@ def print_comparison(c: Comparison, top: int = 10) -> None:
 def run_demo(as_json: bool = False) -> None:
     comparisons = asyncio.run(demo_comparisons())
     if as_json:
-        data: list[dict[str, Any]] = [c.model_dump(mode="json") for c in comparisons]
+        data: list[dict[str, Any]] = [typed.to_data(c) for c in comparisons]
         click.echo(json.dumps(data, indent=2))
         return
     for c in comparisons:

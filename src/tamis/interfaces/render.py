@@ -13,7 +13,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def response_dict(response: SearchResponse) -> dict[str, Any]:
     """The JSON contract: ``dropped`` only with --explain, ``explain`` only when asked."""
-    return answer_dict(response.model_dump(mode="json"))
+    from tamis import typed
+
+    return answer_dict(typed.to_data(response))
 
 
 def answer_dict(data: dict[str, Any]) -> dict[str, Any]:

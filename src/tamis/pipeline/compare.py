@@ -7,13 +7,14 @@ A pure function of the lines' raw answers and the response computed from them (w
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from dataclasses import dataclass
 
 from tamis.models import LineAnswer, SearchResponse
 from tamis.pipeline.urls import InvalidURL, clean_url
 
 
-class RawRow(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class RawRow:
     position: int
     url: str
     host: str
@@ -23,7 +24,8 @@ class RawRow(BaseModel):
     moved: int | None = None  # raw position - tamis rank (positive: moved up)
 
 
-class TamisRow(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class TamisRow:
     rank: int
     url: str
     host: str
@@ -32,7 +34,8 @@ class TamisRow(BaseModel):
     score: float
 
 
-class Comparison(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Comparison:
     query: str
     raw: list[RawRow]
     tamis: list[TamisRow]

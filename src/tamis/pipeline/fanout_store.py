@@ -13,8 +13,7 @@ import json
 import logging
 from dataclasses import dataclass
 
-from pydantic import TypeAdapter
-
+from tamis import typed
 from tamis.backends.base import Adapter, Parsed
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
@@ -24,8 +23,6 @@ CACHE_NAMESPACE = "answers"
 STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
 
 log = logging.getLogger("tamis.fanout")
-_HITS = TypeAdapter(list[RawHit])
-_NOTES = TypeAdapter(list[Note])
 
 
 def describe_error(exc: BaseException, secrets: list[str]) -> str:
@@ -103,8 +100,8 @@ def cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
         return None
     try:
         data = json.loads(raw)
-        hits = _HITS.validate_python(data["hits"])  # one validation pass for the list
-        notes = _NOTES.validate_python(data.get("notes", []))
+        hits = typed.from_data(list[RawHit], data["hits"])  # every value's type checked
+        notes = typed.from_data(list[Note], data.get("notes", []))
         age = max(0.0, now - float(data.get("fetched", now)))
     except (ValueError, KeyError, TypeError):
         return None  # an unreadable entry is a miss; it is overwritten on the next answer
@@ -112,12 +109,10 @@ def cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
 
 
 def cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
-    # The JSON of {"hits": [...], "notes": [...], "fetched": now}, each list dumped in one pass.
-    value = b"".join((b'{"hits":', _HITS.dump_json(parsed.hits), b',"notes":',
-                      _NOTES.dump_json(parsed.notes), b',"fetched":',
-                      json.dumps(now).encode("ascii"), b"}"))
+    value = json.dumps({"hits": typed.to_data(parsed.hits), "notes": typed.to_data(parsed.notes),
+                        "fetched": now}, ensure_ascii=False, separators=(",", ":"))
     # Kept past its TTL so that it can stand in for the line when the line fails.
-    store.set(CACHE_NAMESPACE, key, value, ttl=max(ttl, STALE_SECONDS))
+    store.set(CACHE_NAMESPACE, key, value.encode("utf-8"), ttl=max(ttl, STALE_SECONDS))
 
 
 def stale_note(line: str, cached: Cached, why: str) -> Note:

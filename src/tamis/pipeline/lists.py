@@ -118,7 +118,7 @@ class ListsStage:
             url = urlunsplit((parts.scheme or "https", best.rewrite_to, parts.path,
                               parts.query, ""))
             self.rewritten.setdefault(url, []).append((parts.geturl(), best))
-            out.append((hit.model_copy(update={"url": url}), order, weight))
+            out.append((replace(hit, url=url), order, weight))
         return out
 
     # 2 -------------------------------------------------------------------------- judge
@@ -246,8 +246,7 @@ class ListsStage:
         for r in results:
             lines = self.explained.get(r.url)
             if lines and r.explain is not None:
-                r = r.model_copy(update={"explain": r.explain.model_copy(
-                    update={"lists": list(lines)})})
+                r = replace(r, explain=replace(r.explain, lists=list(lines)))
             out.append(r)
         return out
 

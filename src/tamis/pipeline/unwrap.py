@@ -164,11 +164,12 @@ class Unwrapper:
 @lru_cache(maxsize=1)
 def default_unwrapper() -> Unwrapper:
     """The built-in wrapper list (``policy.normalise.wrappers`` of default.yaml)."""
+    from tamis import typed
     from tamis.policy.loader import builtin_data
     from tamis.policy.schema import Normalise
 
     data = builtin_data()["policy"]["normalise"]
-    return Unwrapper(Normalise.model_validate(data).wrappers)
+    return Unwrapper(typed.validate(Normalise, data).wrappers)
 
 
 def unwrap(url: str, unwrapper: Unwrapper | None = None) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from tamis import __version__
+from tamis import __version__, typed
 from tamis.backends.base import Adapter, AnswerError
 from tamis.backends.recorded import (
     RECORDING_FORMAT,
@@ -110,7 +110,7 @@ def write_recording(folder: Path, query: str, answers: list[LineAnswer],
             "line": answer.line,
             "type": adapter.type if adapter else None,
             "endpoint": scrub(adapter.endpoint(), []) if adapter else None,
-            "answer": answer.model_dump(mode="json"),
+            "answer": typed.to_data(answer),
             "payload": payloads.get(answer.line),
         })
     data = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tamis import typed
 from tamis.core import Tamis
 from tamis.models import Result, SearchResponse
 from tamis.pipeline.compare import Comparison, RawRow, compare
@@ -34,8 +35,8 @@ def view_payload(comparison: Comparison, response: SearchResponse, *, returned: 
         "query": comparison.query,
         "config": config,
         "returned": returned,
-        "comparison": comparison.model_dump(mode="json"),
-        "response": response.model_dump(mode="json"),
+        "comparison": typed.to_data(comparison),
+        "response": typed.to_data(response),
     }
 
 
