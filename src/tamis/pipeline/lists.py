@@ -20,15 +20,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tamis.models import Dropped, Note, RawHit, Result
 from tamis.pipeline.filter import Judged
 from tamis.pipeline.urls import unwrap
-from tamis.policy.lists import ListMatch, ListMatcher, ListStatus, load_lists
-from tamis.policy.lists.matcher import host_and_parents, strongest
 from tamis.policy.schema import Config
+
+if TYPE_CHECKING:  # the lists package is imported when a config subscribes to a list
+    from tamis.policy.lists import ListMatch, ListMatcher, ListStatus
 
 Hit = tuple[RawHit, int, float]
 _WORD = re.compile(r"[a-z0-9]+")
@@ -60,6 +61,8 @@ def title_key(title: str) -> str:
 
 
 def _on(host: str, sites: tuple[str, ...]) -> bool:
+    from tamis.policy.lists.matcher import host_and_parents
+
     return any(name in sites for name in host_and_parents(host))
 
 
@@ -76,6 +79,7 @@ class ListsStage:
     def for_config(cls, config: Config, config_source: str | None = None) -> ListsStage:
         if not config.policy.lists:
             return cls(None, [])
+        from tamis.policy.lists import load_lists
         base = None
         if config_source:
             path = Path(config_source)
@@ -97,6 +101,7 @@ class ListsStage:
     def rewrite(self, hits: list[Hit]) -> list[Hit]:
         if self.matcher is None or not self.matcher.rewrites:
             return hits
+        from tamis.policy.lists.matcher import strongest
         out = []
         for hit, order, weight in hits:
             try:
@@ -126,6 +131,7 @@ class ListsStage:
               ) -> tuple[list[Judged], list[Dropped]]:
         if self.matcher is None:
             return kept, dropped
+        from tamis.policy.lists.matcher import strongest
         out: list[Judged] = []
         for judged in kept:
             c = judged.candidate
@@ -266,6 +272,8 @@ def explain_lists(config: Config, config_source: str | None, host: str, url: str
 def apply_to_verdict(action: str, reason: str | None, matches: list[ListMatch]
                      ) -> tuple[str, str | None]:
     """explain-url's action and reason once the lists are heard (as ``judge`` decides)."""
+    from tamis.policy.lists.matcher import strongest
+
     best = strongest(matches, ("drop", "rewrite", "demote", "prefer"))
     if best is None or action == "DROP":
         return action, reason

@@ -154,7 +154,9 @@ class Rules:
         type_paths = [(i, p) for i, (_, rule) in enumerate(self.type_rules)
                       for p in rule.paths.patterns]
         self.type_paths = PatternSet([p for _, p in type_paths])
-        self._type_of = {id(p): i for i, p in type_paths}
+        self._type_of: dict[int, int] = {}  # pattern: its first type (a text in two types
+        for i, p in type_paths:  # is one object: PathPattern.parse keeps one a text)
+            self._type_of.setdefault(id(p), i)
         self._hosts: dict[str, HostFacts] = {}
         self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
 
