@@ -19,13 +19,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 from urllib.parse import unquote
 
 
-@dataclass(frozen=True)
-class PathPattern:
+class PathPattern(NamedTuple):  # a NamedTuple: a dataclass costs 0.5-1 ms to create at import
     text: str
     segments: tuple[str, ...]
     anywhere: bool

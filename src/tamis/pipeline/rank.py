@@ -26,7 +26,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -100,22 +99,33 @@ def engine_evidence(candidate: Candidate) -> float:
     return total
 
 
-@dataclass(slots=True)
 class Parts:
-    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see."""
+    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see. (Plain
+    classes here: a dataclass costs 0.5-1 ms to create at import, in every CLI process.)"""
 
-    fusion: float  # the engines' evidence (position decay, line weights)
-    relevance: float
-    prefer: float
-    multi_engine: float
-    named: float
-    off_topic: float
-    demote: float
-    total: float
-    tier: str
-    same_site: float
-    demote_reason: str | None
-    kept_by: str | None
+    FIELDS = ("fusion", "relevance", "prefer", "multi_engine", "named", "off_topic", "demote",
+              "total", "tier", "same_site", "demote_reason", "kept_by")
+    __slots__ = ("demote", "demote_reason", "fusion", "kept_by", "multi_engine", "named",
+                 "off_topic", "prefer", "relevance", "same_site", "tier", "total")
+
+    def __init__(self, fusion: float, relevance: float, prefer: float, multi_engine: float,
+                 named: float, off_topic: float, demote: float, total: float, tier: str,
+                 same_site: float, demote_reason: str | None, kept_by: str | None) -> None:
+        self.fusion = fusion  # the engines' evidence (position decay, line weights)
+        self.relevance = relevance
+        self.prefer = prefer
+        self.multi_engine = multi_engine
+        self.named = named
+        self.off_topic = off_topic
+        self.demote = demote
+        self.total = total
+        self.tier = tier
+        self.same_site = same_site
+        self.demote_reason = demote_reason
+        self.kept_by = kept_by
+
+    def __repr__(self) -> str:
+        return "Parts(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
 
     def model(self) -> ScoreParts:
         return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
@@ -126,11 +136,17 @@ class Parts:
                           demote_reason=self.demote_reason, kept_by=self.kept_by)
 
 
-@dataclass(slots=True)
 class Ranked:
-    judged: Judged
-    parts: Parts
-    tie: tuple[int, int, str] = (0, 0, "")  # best line order, best position, URL key
+    __slots__ = ("judged", "parts", "tie")
+
+    def __init__(self, judged: Judged, parts: Parts,
+                 tie: tuple[int, int, str] = (0, 0, "")) -> None:
+        self.judged = judged
+        self.parts = parts
+        self.tie = tie  # best line order, best position, URL key
+
+    def __repr__(self) -> str:
+        return f"Ranked({self.judged!r}, {self.parts!r}, {self.tie!r})"
 
     @property
     def candidate(self) -> Candidate:
