@@ -18,6 +18,7 @@ Three small steps, each on the data the stage before it made (none reaches back)
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -31,13 +32,22 @@ if TYPE_CHECKING:  # the lists package is imported when a config subscribes to a
     from tamis.policy.lists import ListMatch, ListMatcher, ListStatus
 
 Hit = tuple[RawHit, int, float]
-_WORD = re.compile(r"[a-z0-9]+")
 _FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "is",
                      "how", "what", "with", "do", "i", "it"})
 
 
 def title_words(title: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(title.lower()) if w not in _FILLER)
+    return frozenset(w for w in _word().findall(title.lower()) if w not in _FILLER)
+
+
+@cache
+def _word() -> re.Pattern[str]:  # compiled when a list is used (most searches use none)
+    return re.compile(r"[a-z0-9]+")
+
+
+@cache
+def _separator() -> re.Pattern[str]:
+    return re.compile(r"\s+(?:[-|:\u2013\u2014\u00b7]{1,2})\s+")
 
 
 def same_title(copy: str, original: str) -> bool:
@@ -48,13 +58,10 @@ def same_title(copy: str, original: str) -> bool:
     return small >= 3 and len(a & b) >= 0.8 * small
 
 
-_SEPARATOR = re.compile(r"\s+(?:[-|:\u2013\u2014\u00b7]{1,2})\s+")
-
-
 def title_key(title: str) -> str:
     """The words of a title's longest part, sorted: ``How do I X? - Stack Overflow`` and
     ``How do I X - newbedev`` give the same key. Empty for titles under 3 words."""
-    longest = max(_SEPARATOR.split(title), key=len)
+    longest = max(_separator().split(title), key=len)
     words = title_words(longest)
     return " ".join(sorted(words)) if len(words) >= 3 else ""
 

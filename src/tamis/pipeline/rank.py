@@ -26,6 +26,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
+from operator import attrgetter
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -153,6 +154,9 @@ class Ranked:
         return self.judged.candidate
 
 
+_BY_KEY = attrgetter("candidate.key")
+
+
 def _r(x: float) -> float:
     return round(x, 4)
 
@@ -213,10 +217,11 @@ class _Terms:
 @collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
-    items = sorted(judged, key=lambda j: j.candidate.key)
+    items = sorted(judged, key=_BY_KEY)
     terms = sorted(set(tokens(query)))
     counted = _Terms(terms)
-    relevance = (_bm25(terms, [counted.doc(j.candidate) for j in items]) if terms and items
+    doc = counted.doc
+    relevance = (_bm25(terms, [doc(j.candidate) for j in items]) if terms and items
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
@@ -231,12 +236,25 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
     ranked = []
     rounded: dict[float, float] = {}
+    line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
+        positions = c.positions
+        # engine_evidence(c), the same sum in the same order, each label's line split once
+        x = 0.0
+        if positions:
+            weights_of = c.weights
+            for label in positions if len(positions) <= 2 else sorted(positions):
+                position = positions[label]
+                line = line_of.get(label)
+                if line is None:
+                    line = line_of[label] = label.partition(":")[0]
+                x += weights_of.get(line, 1.0) * (
+                    _DECAYS[position] if 0 <= position <= 100 else decay(position))
         # _r of values most results share (positions repeat; most relevances are 0): each
         # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
-        x = engine_weight * engine_evidence(c)
+        x = engine_weight * x
         engine = rounded.get(x) if x else None
         if engine is None:
             engine = rounded[x] = round(x, 4)
@@ -245,7 +263,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         if rel is None:
             rel = rounded[x] = round(x, 4)
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
-        others = max(0, len(c.engines) - 1)
+        others = len(c.engines) - 1 if c.engines else 0
         multi = multi_bonus.get(others)
         if multi is None:
             multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
@@ -258,7 +276,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             total = rounded[x] = round(x, 4)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
-               min(c.positions.values()) if c.positions else 0, c.key)
+               min(positions.values()) if positions else 0, c.key)
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
                                       tier, 0.0, v.demoted, v.kept_by), tie))
     ranked.sort(key=_order)
