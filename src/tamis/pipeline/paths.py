@@ -151,7 +151,15 @@ class PatternSet:
                             return None
                 elif maybe is not None and maybe(subject) is None:
                     return None
-                found = match(subject)
+                if match.compiled is None:
+                    if match.asked < PLAIN_FIRST:  # a few paths: the definition, no regex
+                        match.asked += 1
+                        for pattern in chosen:  # (the patterns left out never match here)
+                            if pattern.matches(segments, has_query):
+                                return pattern
+                        return None
+                    match.compiled = re.compile(match.body).match
+                found = match.compiled(subject)
                 return chosen[found.lastindex - 1] if found and found.lastindex else None
         for pattern in self.patterns:
             if pattern.text not in skip and pattern.matches(segments, has_query):
@@ -161,35 +169,38 @@ class PatternSet:
 
 _Needs = tuple[frozenset[str], tuple[str, ...]]
 # (match of the alternation, its patterns, the quick test or None, what a path must hold)
-_Compiled = tuple[Callable[[str], re.Match[str] | None], list[PathPattern],
-                  Callable[[str], object] | None, _Needs | None]
+_Compiled = tuple["_Alternation", list[PathPattern], Callable[[str], object] | None,
+                  _Needs | None]
+# Paths that hold what some pattern needs, answered by the plain definition before the
+# alternation is compiled (a compile costs 1-3 ms: a CLI search, one process per query, meets
+# a few such paths; a service, or an answer of hundreds, compiles it and reads each in one go)
+PLAIN_FIRST = 64
 
 
 @lru_cache(maxsize=256)
 def _compile(patterns: tuple[PathPattern, ...], has_query: bool
-             ) -> tuple[Callable[[str], re.Match[str] | None], tuple[int, ...],
-                        Callable[[str], object] | None, _Needs | None]:
+             ) -> tuple[_Alternation, tuple[int, ...], Callable[[str], object] | None,
+                        _Needs | None]:
     """``PatternSet._compile`` of these patterns (the chosen ones by index), built once per
     process for each list of patterns (a policy compiled again compiles nothing again)."""
     chosen = [(i, p, r) for i, p in enumerate(patterns)
               if (has_query or not p.needs_query) and (r := p.regex()) is not None]
     body = "|".join(f"({r})" for _, _, r in chosen) or "(?!)"
     needs = _needs([p for _, p, _ in chosen])
-    return (_lazy_match(body), tuple(i for i, _, _ in chosen),
+    return (_Alternation(body), tuple(i for i, _, _ in chosen),
             _any_of([r for _, _, r in chosen]) if needs is None else None, needs)
 
 
-def _lazy_match(body: str) -> Callable[[str], re.Match[str] | None]:
-    """``re.compile(body).match``, compiled on its first call (a path that holds what some
-    pattern needs, rare: most searches never compile the alternation)."""
-    compiled: list[Callable[[str], re.Match[str] | None]] = []
+class _Alternation:
+    """The patterns as one regex (``body``), compiled when ``PLAIN_FIRST`` paths have asked
+    (``asked``); the answer is the same either way (``tests/pipeline/test_paths.py``)."""
 
-    def match(subject: str) -> re.Match[str] | None:
-        if not compiled:
-            compiled.append(re.compile(body).match)
-        return compiled[0](subject)
+    __slots__ = ("asked", "body", "compiled")
 
-    return match
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.asked = 0
+        self.compiled: Callable[[str], re.Match[str] | None] | None = None
 
 
 def _needs(patterns: list[PathPattern]) -> _Needs | None:
