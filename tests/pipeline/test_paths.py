@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tamis.pipeline import paths
 from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
 from tamis.settings import load_config
 
@@ -39,8 +42,21 @@ path_segment = st.one_of(
 def test_compiled_set_finds_the_first_pattern_the_definition_finds(
         texts: list[str], segments: list[str], has_query: bool) -> None:
     patterns = [PathPattern.parse(t) for t in texts]
-    found = PatternSet(patterns).first_match(segments, has_query)
-    assert found is plain_first(patterns, segments, has_query)
+    for answered in both_ways():
+        found = PatternSet(patterns).first_match(segments, has_query)
+        assert found is plain_first(patterns, segments, has_query), answered
+
+
+def both_ways() -> Iterator[str]:
+    """Each path first as a fresh set answers it (the definition, PLAIN_FIRST), then with the
+    alternation compiled."""
+    kept = paths.PLAIN_FIRST
+    try:
+        yield "before the alternation is compiled"
+        paths.PLAIN_FIRST = 0
+        yield "by the compiled alternation"
+    finally:
+        paths.PLAIN_FIRST = kept
 
 
 def test_the_policy_patterns_on_real_paths() -> None:
@@ -48,13 +64,16 @@ def test_the_policy_patterns_on_real_paths() -> None:
     patterns = [PathPattern.parse(p) for p in policy.non_answer.path_patterns]
     compiled = PatternSet(patterns)
     assert compiled.compiled is not None  # the default policy needs no fallback
-    for path in ["/shop/x", "/us-en/shop/tech-takes/a", "/a/b/dp/B00X", "/login", "/x/login.php",
-                 "/dictionary", "/dictionary/cat", "/wiki/Wiktionary:Main", "/a%2Fb/login",
-                 "/store", "/tag/x", "/"]:
-        for has_query in (False, True):
-            segments = path_segments(path)
-            assert (compiled.first_match(segments, has_query)
-                    is plain_first(patterns, segments, has_query)), (path, has_query)
+    real = ["/shop/x", "/us-en/shop/tech-takes/a", "/a/b/dp/B00X", "/login", "/x/login.php",
+            "/dictionary", "/dictionary/cat", "/wiki/Wiktionary:Main", "/a%2Fb/login",
+            "/store", "/tag/x", "/"]
+    for answered in both_ways():
+        for path in real:
+            for has_query in (False, True):
+                segments = path_segments(path)
+                assert (compiled.first_match(segments, has_query)
+                        is plain_first(patterns, segments, has_query)), (path, answered)
+    assert all(compiled._compiled[q][0].compiled is not None for q in (False, True))
 
 
 @pytest.mark.parametrize(("pattern", "path", "hit"), [

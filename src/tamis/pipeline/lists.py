@@ -18,26 +18,36 @@ Three small steps, each on the data the stage before it made (none reaches back)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tamis.models import Dropped, Note, RawHit, Result
 from tamis.pipeline.filter import Judged
 from tamis.pipeline.urls import unwrap
-from tamis.policy.lists import ListMatch, ListMatcher, ListStatus, load_lists
-from tamis.policy.lists.matcher import host_and_parents, strongest
 from tamis.policy.schema import Config
 
+if TYPE_CHECKING:  # the lists package is imported when a config subscribes to a list
+    from tamis.policy.lists import ListMatch, ListMatcher, ListStatus
+
 Hit = tuple[RawHit, int, float]
-_WORD = re.compile(r"[a-z0-9]+")
 _FILLER = frozenset({"the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "is",
                      "how", "what", "with", "do", "i", "it"})
 
 
 def title_words(title: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(title.lower()) if w not in _FILLER)
+    return frozenset(w for w in _word().findall(title.lower()) if w not in _FILLER)
+
+
+@cache
+def _word() -> re.Pattern[str]:  # compiled when a list is used (most searches use none)
+    return re.compile(r"[a-z0-9]+")
+
+
+@cache
+def _separator() -> re.Pattern[str]:
+    return re.compile(r"\s+(?:[-|:\u2013\u2014\u00b7]{1,2})\s+")
 
 
 def same_title(copy: str, original: str) -> bool:
@@ -48,34 +58,37 @@ def same_title(copy: str, original: str) -> bool:
     return small >= 3 and len(a & b) >= 0.8 * small
 
 
-_SEPARATOR = re.compile(r"\s+(?:[-|:\u2013\u2014\u00b7]{1,2})\s+")
-
-
 def title_key(title: str) -> str:
     """The words of a title's longest part, sorted: ``How do I X? - Stack Overflow`` and
     ``How do I X - newbedev`` give the same key. Empty for titles under 3 words."""
-    longest = max(_SEPARATOR.split(title), key=len)
+    longest = max(_separator().split(title), key=len)
     words = title_words(longest)
     return " ".join(sorted(words)) if len(words) >= 3 else ""
 
 
 def _on(host: str, sites: tuple[str, ...]) -> bool:
+    from tamis.policy.lists.matcher import host_and_parents
+
     return any(name in sites for name in host_and_parents(host))
 
 
-@dataclass
 class ListsStage:
-    matcher: ListMatcher | None
-    statuses: list[ListStatus]
-    rewritten: dict[str, list[tuple[str, ListMatch]]] = field(default_factory=dict)
-    matched: dict[str, list[ListMatch]] = field(default_factory=dict)  # candidate key ->
-    explained: dict[str, list[str]] = field(default_factory=dict)  # result url -> lines
-    plain: set[str] = field(default_factory=set)  # raw URLs no list rewrote
+    """The lists of one search and what they decided (a plain class: a dataclass costs
+    0.5-1 ms to create at import, in every CLI process)."""
+
+    def __init__(self, matcher: ListMatcher | None, statuses: list[ListStatus]) -> None:
+        self.matcher = matcher
+        self.statuses = statuses
+        self.rewritten: dict[str, list[tuple[str, ListMatch]]] = {}
+        self.matched: dict[str, list[ListMatch]] = {}  # candidate key -> its matches
+        self.explained: dict[str, list[str]] = {}  # result url -> lines
+        self.plain: set[str] = set()  # raw URLs no list rewrote
 
     @classmethod
     def for_config(cls, config: Config, config_source: str | None = None) -> ListsStage:
         if not config.policy.lists:
             return cls(None, [])
+        from tamis.policy.lists import load_lists
         base = None
         if config_source:
             path = Path(config_source)
@@ -97,6 +110,7 @@ class ListsStage:
     def rewrite(self, hits: list[Hit]) -> list[Hit]:
         if self.matcher is None or not self.matcher.rewrites:
             return hits
+        from tamis.policy.lists.matcher import strongest
         out = []
         for hit, order, weight in hits:
             try:
@@ -126,6 +140,7 @@ class ListsStage:
               ) -> tuple[list[Judged], list[Dropped]]:
         if self.matcher is None:
             return kept, dropped
+        from tamis.policy.lists.matcher import strongest
         out: list[Judged] = []
         for judged in kept:
             c = judged.candidate
@@ -151,11 +166,11 @@ class ListsStage:
                                        title=c.title, engines=c.engines))
                 continue
             if best is not None and best.action == "demote" and not verdict.demoted:
-                verdict = replace(verdict, demoted=best.reason, preferred=None,
-                                  source_type="content-farm")
+                verdict = verdict._replace(demoted=best.reason, preferred=None,
+                                           source_type="content-farm")
             elif best is not None and best.action == "prefer" and not verdict.demoted \
                     and not verdict.preferred:
-                verdict = replace(verdict, preferred=best.reason)
+                verdict = verdict._replace(preferred=best.reason)
             out.append(Judged(c, verdict) if verdict is not judged.verdict else judged)
         return out, dropped
 
@@ -265,6 +280,8 @@ def explain_lists(config: Config, config_source: str | None, host: str, url: str
 def apply_to_verdict(action: str, reason: str | None, matches: list[ListMatch]
                      ) -> tuple[str, str | None]:
     """explain-url's action and reason once the lists are heard (as ``judge`` decides)."""
+    from tamis.policy.lists.matcher import strongest
+
     best = strongest(matches, ("drop", "rewrite", "demote", "prefer"))
     if best is None or action == "DROP":
         return action, reason

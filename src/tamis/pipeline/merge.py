@@ -148,9 +148,16 @@ def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
             max_chars: int) -> Candidate:
     """``_fold`` of a page seen once (most pages), without the sets."""
     engines, found = hit.engines, hit.positions
-    if len(engines) == 1 and len(found) == 1:  # one engine (most hits): nothing to sort
+    n = len(engines)
+    if n == 1 and len(found) == 1:  # one engine (most hits): nothing to sort
         positions = {engines[0]: found[0]}
         best = found[0]
+    elif n == 2 and len(found) == 2:  # two: one comparison sorts them
+        first, second = engines
+        at_first, at_second = found
+        best = at_first if at_first <= at_second else at_second
+        positions = ({first: at_first, second: at_second} if first < second else
+                     {second: at_second, first: at_first} if second < first else {first: best})
     else:
         positions = dict(sorted(_pairs(engines, found)))  # labels differ: sorted by label
         if len(positions) < len(engines):  # a label twice: its best position

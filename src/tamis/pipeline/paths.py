@@ -19,34 +19,28 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 from urllib.parse import unquote
 
 
-@dataclass(frozen=True)
-class PathPattern:
+class PathPattern(NamedTuple):  # a NamedTuple: a dataclass costs 0.5-1 ms to create at import
     text: str
     segments: tuple[str, ...]
     anywhere: bool
     needs_child: bool
     needs_query: bool
-    matchers: tuple[Callable[[str], bool], ...]
     first_literal: bool = True
     head: str = ""  # the literal start of a glob first segment ("login" of "login.*")
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
-        anywhere = text.startswith("**/")
-        body = text[3:] if anywhere else text.lstrip("/")
-        needs_query = body.endswith("?")
-        body = body.rstrip("?")
-        needs_child = body.endswith("/")
-        segments = tuple(s.lower() for s in body.split("/") if s)
-        first = segments[0] if segments else ""
-        return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments), _is_literal(first),
-                   re.split(r"[*?\[]", first, maxsplit=1)[0])
+        return _parse(text)
+
+    @property
+    def matchers(self) -> tuple[Callable[[str], bool], ...]:
+        """One test per segment (globs compiled when first asked: ``matches`` alone)."""
+        return tuple(_segment_matcher(s) for s in self.segments)
 
     def matches(self, segments: list[str], has_query: bool) -> bool:
         if self.needs_query and not has_query:
@@ -64,7 +58,8 @@ class PathPattern:
             elif self.head and not any(s.startswith(self.head) for s in segments):
                 return False
         starts = range(len(segments) - need + 1) if self.anywhere else (0,)
-        return any(all(self.matchers[j](segments[i + j]) for j in range(n)) for i in starts)
+        matchers = self.matchers
+        return any(all(matchers[j](segments[i + j]) for j in range(n)) for i in starts)
 
     def regex(self) -> str | None:
         """This pattern over ``/seg/seg...`` (segments holding no ``/``); None when it can
@@ -76,6 +71,22 @@ class PathPattern:
         return head + body + ("(?=/)" if self.needs_child else "(?=/|\\Z)")
 
 
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> PathPattern:
+    """``PathPattern.parse``: patterns are immutable, one object per text (a policy compiled
+    again, as a CLI's each search or a test's each ``Rules``, parses none twice)."""
+    anywhere = text.startswith("**/")
+    body = text[3:] if anywhere else text.lstrip("/")
+    needs_query = body.endswith("?")
+    body = body.rstrip("?")
+    needs_child = body.endswith("/")
+    segments = tuple(s.lower() for s in body.split("/") if s)
+    first = segments[0] if segments else ""
+    return PathPattern(text, segments, anywhere, needs_child, needs_query, _is_literal(first),
+                       _GLOB.split(first, maxsplit=1)[0])
+
+
+_GLOB = re.compile(r"[*?\[]")
 _ANY_DEPTH = "(?:/[^/]++)*?"  # whole segments before, fewest first
 
 
@@ -90,23 +101,33 @@ class PatternSet:
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
-        regexes = [p.regex() for p in patterns]
-        exact = all(r is not None or not p.segments for p, r in zip(patterns, regexes,
-                                                                    strict=True))
-        # One alternation per has_query, and which pattern each alternative is; and a
-        # quicker regex matching where any of them matches (the patterns at any depth share
-        # one walk down the path), so a path no pattern takes (most) is read once.
-        self.compiled: dict[bool, tuple[re.Pattern[str], list[PathPattern],
-                                        Callable[[str], object], _Needs | None]] | None = None
-        if exact:
-            self.compiled = {}
-            for has_query in (False, True):
-                chosen = [(p, r) for p, r in zip(patterns, regexes, strict=True)
-                          if r is not None and (has_query or not p.needs_query)]
-                body = "|".join(f"({r})" for _, r in chosen) or "(?!)"
-                self.compiled[has_query] = (re.compile(body), [p for p, _ in chosen],
-                                            _any_of([r for _, r in chosen]),
-                                            _needs([p for p, _ in chosen]))
+        # built when first asked (a search asks with has_query False, most often only)
+        self._compiled: dict[bool, _Compiled] = {}
+        self._exact: bool | None = None
+
+    @property
+    def compiled(self) -> dict[bool, _Compiled] | None:
+        """The expressions for both has_query values; None when some pattern needs the plain
+        definition (``PathPattern.matches``)."""
+        return ({has_query: self._compile(has_query) for has_query in (False, True)}
+                if self._is_exact() else None)
+
+    def _is_exact(self) -> bool:
+        if self._exact is None:
+            self._exact = all(p.regex() is not None or not p.segments for p in self.patterns)
+        return self._exact
+
+    def _compile(self, has_query: bool) -> _Compiled:
+        """One alternation for this has_query, and which pattern each alternative is; and a
+        quicker test of whether any of them can match (what every path must hold, or one
+        regex with the patterns at any depth sharing one walk down the path), so a path no
+        pattern takes (most) is read once."""
+        compiled = self._compiled.get(has_query)
+        if compiled is None:
+            match, chosen, maybe, needs = _compile(tuple(self.patterns), has_query)
+            compiled = self._compiled[has_query] = (
+                match, [self.patterns[i] for i in chosen], maybe, needs)
+        return compiled
 
     def first_match(self, segments: list[str], has_query: bool,
                     skip: frozenset[str] = frozenset(),
@@ -114,11 +135,12 @@ class PatternSet:
         """``subject``: ``"/" + "/".join(segments)``, when the caller has it."""
         if not self.patterns or not segments:
             return None
-        if self.compiled is not None and not skip:
+        if not skip and self._is_exact():
             if subject is None:
                 subject = "/" + "/".join(segments)
             if subject.count("/") == len(segments):  # no segment holds a '/' (%2F)
-                regex, chosen, maybe, needs = self.compiled[has_query]
+                match, chosen, maybe, needs = (self._compiled.get(has_query)
+                                               or self._compile(has_query))
                 if needs is not None:
                     literals, heads = needs
                     if literals.isdisjoint(segments):  # no pattern's literal segment here
@@ -127,9 +149,17 @@ class PatternSet:
                                 break
                         else:  # nor any segment one of the glob segments can match
                             return None
-                elif maybe(subject) is None:
+                elif maybe is not None and maybe(subject) is None:
                     return None
-                found = regex.match(subject)
+                if match.compiled is None:
+                    if match.asked < PLAIN_FIRST:  # a few paths: the definition, no regex
+                        match.asked += 1
+                        for pattern in chosen:  # (the patterns left out never match here)
+                            if pattern.matches(segments, has_query):
+                                return pattern
+                        return None
+                    match.compiled = re.compile(match.body).match
+                found = match.compiled(subject)
                 return chosen[found.lastindex - 1] if found and found.lastindex else None
         for pattern in self.patterns:
             if pattern.text not in skip and pattern.matches(segments, has_query):
@@ -138,6 +168,39 @@ class PatternSet:
 
 
 _Needs = tuple[frozenset[str], tuple[str, ...]]
+# (match of the alternation, its patterns, the quick test or None, what a path must hold)
+_Compiled = tuple["_Alternation", list[PathPattern], Callable[[str], object] | None,
+                  _Needs | None]
+# Paths that hold what some pattern needs, answered by the plain definition before the
+# alternation is compiled (a compile costs 1-3 ms: a CLI search, one process per query, meets
+# a few such paths; a service, or an answer of hundreds, compiles it and reads each in one go)
+PLAIN_FIRST = 64
+
+
+@lru_cache(maxsize=256)
+def _compile(patterns: tuple[PathPattern, ...], has_query: bool
+             ) -> tuple[_Alternation, tuple[int, ...], Callable[[str], object] | None,
+                        _Needs | None]:
+    """``PatternSet._compile`` of these patterns (the chosen ones by index), built once per
+    process for each list of patterns (a policy compiled again compiles nothing again)."""
+    chosen = [(i, p, r) for i, p in enumerate(patterns)
+              if (has_query or not p.needs_query) and (r := p.regex()) is not None]
+    body = "|".join(f"({r})" for _, _, r in chosen) or "(?!)"
+    needs = _needs([p for _, p, _ in chosen])
+    return (_Alternation(body), tuple(i for i, _, _ in chosen),
+            _any_of([r for _, _, r in chosen]) if needs is None else None, needs)
+
+
+class _Alternation:
+    """The patterns as one regex (``body``), compiled when ``PLAIN_FIRST`` paths have asked
+    (``asked``); the answer is the same either way (``tests/pipeline/test_paths.py``)."""
+
+    __slots__ = ("asked", "body", "compiled")
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.asked = 0
+        self.compiled: Callable[[str], re.Match[str] | None] | None = None
 
 
 def _needs(patterns: list[PathPattern]) -> _Needs | None:
@@ -153,7 +216,7 @@ def _needs(patterns: list[PathPattern]) -> _Needs | None:
         if literal is not None:
             literals.add(literal)
             continue
-        head = max((re.split(r"[*?\[]", s, maxsplit=1)[0] for s in pattern.segments), key=len)
+        head = max((_GLOB.split(s, maxsplit=1)[0] for s in pattern.segments), key=len)
         if not head:
             return None
         heads.add("/" + head)
@@ -174,6 +237,7 @@ def _is_literal(glob: str) -> bool:
     return not any(c in glob for c in "*?[")
 
 
+@lru_cache(maxsize=4096)
 def _segment_matcher(glob: str) -> Callable[[str], bool]:
     if _is_literal(glob):
         return glob.__eq__

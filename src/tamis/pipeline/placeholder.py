@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from tamis.policy.checks import DOMAIN_GROUP as _DOMAIN_GROUP
@@ -27,14 +28,16 @@ class PlaceholderTitles:
 
     def __init__(self, patterns: list[str]) -> None:
         self.patterns = list(patterns)  # each compiled when a title may match it (rare)
-        # One pass over a title answers "no" for almost every result: the patterns anchored at
-        # the start are tried there only (one union, re.match), the others in one union
-        # searched; the patterns one by one run only on a title one of the unions matches.
-        self._unions = (_union([p for p in patterns if _anchored(p)], anchored=True),
-                        _union([p for p in patterns if not _anchored(p)], anchored=False))
-        # Before both: words one of which every match holds (``for sale``, ``parked``...),
-        # looked for in the lower-cased title when it is ASCII; None: some pattern has none.
-        self._words = _words(patterns)
+        # Words one of which every match holds (``for sale``, ``parked``...), looked for in
+        # the lower-cased title when it is ASCII: a title holding none (almost every result)
+        # is no placeholder; one that holds some is tried against the patterns whose own
+        # words it holds. None: some pattern has no such word.
+        self._each = _pattern_words(tuple(self.patterns))
+        self._words = _fewest(self._each)
+        # Else (a title not ASCII, or no words): the patterns anchored at the start tried
+        # there only (one union, re.match), the others in one union searched; both built
+        # when first needed.
+        self._unions: tuple[Callable[[str], object], Callable[[str], object]] | None = None
 
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one)."""
@@ -49,10 +52,18 @@ class PlaceholderTitles:
                     break
             else:
                 return None
+            return self._first([p for p, words in self._each  # type: ignore[union-attr]
+                                if any(w in low for w in words)], text, host, domain)
+        if self._unions is None:
+            self._unions = _unions(tuple(self.patterns))
         anchored, searched = self._unions
         if anchored(text) is None and searched(text) is None:
             return None
-        for pattern in self.patterns:
+        return self._first(self.patterns, text, host, domain)
+
+    @staticmethod
+    def _first(patterns: list[str], text: str, host: str, domain: str) -> str | None:
+        for pattern in patterns:
             found = placeholder_regex(pattern).search(text)
             if found is None:
                 continue
@@ -62,6 +73,12 @@ class PlaceholderTitles:
             if named in (domain, host.removeprefix("www.")):
                 return pattern
         return None
+
+
+@lru_cache(maxsize=64)
+def _unions(patterns: tuple[str, ...]) -> tuple[Callable[[str], object], Callable[[str], object]]:
+    return (_union([p for p in patterns if _anchored(p)], anchored=True),
+            _union([p for p in patterns if not _anchored(p)], anchored=False))
 
 
 def _anchored(pattern: str) -> bool:
@@ -105,6 +122,33 @@ def _words(patterns: list[str]) -> tuple[str, ...] | None:
     as ``placeholder_regex`` compiles them, case-insensitive) holds; None when some pattern
     has no such string. In ASCII text a case-insensitive ASCII literal matches only its own
     letters in either case, so the test on the lower-cased title is exact."""
+    return _fewest(_pattern_words(tuple(patterns)))
+
+
+def _fewest(each: tuple[tuple[str, frozenset[str]], ...] | None) -> tuple[str, ...] | None:
+    """All the patterns' words; a word holding another is found only where the other is:
+    the shorter kept."""
+    if each is None:
+        return None
+    words = frozenset().union(*(found for _, found in each))
+    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
+
+
+@lru_cache(maxsize=64)
+def _pattern_words(patterns: tuple[str, ...]) -> tuple[tuple[str, frozenset[str]], ...] | None:
+    """(pattern, the words one of which its every match holds) of each pattern (``_words``),
+    worked out once per process for a list of patterns; None when some pattern has none."""
+    each = []
+    for pattern in patterns:
+        found = _needed_words(pattern)
+        if found is None:
+            return None
+        each.append((pattern, found))
+    return tuple(each)
+
+
+@lru_cache(maxsize=1024)
+def _needed_words(pattern: str) -> frozenset[str] | None:
     try:  # the standard library's own regex parser (private: any surprise, no shortcut)
         from re import _constants as c  # type: ignore[attr-defined]
         from re import _parser  # type: ignore[attr-defined]
@@ -140,15 +184,8 @@ def _words(patterns: list[str]) -> tuple[str, ...] | None:
                     consider(frozenset().union(*branches))  # type: ignore[arg-type]
         return best
 
-    words: set[str] = set()
     try:
-        for pattern in patterns:
-            source = pattern.replace(_DOMAIN_SLOT, _DOMAIN_GROUP, 1)
-            found = needed(_parser.parse(source, re.IGNORECASE))
-            if found is None:
-                return None
-            words |= found
+        source = pattern.replace(_DOMAIN_SLOT, _DOMAIN_GROUP, 1)
+        return needed(_parser.parse(source, re.IGNORECASE))
     except Exception:
         return None
-    # a word holding another is found only where the other is: keep the shorter
-    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))

@@ -26,7 +26,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from operator import attrgetter
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -100,22 +100,33 @@ def engine_evidence(candidate: Candidate) -> float:
     return total
 
 
-@dataclass(slots=True)
 class Parts:
-    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see."""
+    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see. (Plain
+    classes here: a dataclass costs 0.5-1 ms to create at import, in every CLI process.)"""
 
-    fusion: float  # the engines' evidence (position decay, line weights)
-    relevance: float
-    prefer: float
-    multi_engine: float
-    named: float
-    off_topic: float
-    demote: float
-    total: float
-    tier: str
-    same_site: float
-    demote_reason: str | None
-    kept_by: str | None
+    FIELDS = ("fusion", "relevance", "prefer", "multi_engine", "named", "off_topic", "demote",
+              "total", "tier", "same_site", "demote_reason", "kept_by")
+    __slots__ = ("demote", "demote_reason", "fusion", "kept_by", "multi_engine", "named",
+                 "off_topic", "prefer", "relevance", "same_site", "tier", "total")
+
+    def __init__(self, fusion: float, relevance: float, prefer: float, multi_engine: float,
+                 named: float, off_topic: float, demote: float, total: float, tier: str,
+                 same_site: float, demote_reason: str | None, kept_by: str | None) -> None:
+        self.fusion = fusion  # the engines' evidence (position decay, line weights)
+        self.relevance = relevance
+        self.prefer = prefer
+        self.multi_engine = multi_engine
+        self.named = named
+        self.off_topic = off_topic
+        self.demote = demote
+        self.total = total
+        self.tier = tier
+        self.same_site = same_site
+        self.demote_reason = demote_reason
+        self.kept_by = kept_by
+
+    def __repr__(self) -> str:
+        return "Parts(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
 
     def model(self) -> ScoreParts:
         return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
@@ -126,15 +137,24 @@ class Parts:
                           demote_reason=self.demote_reason, kept_by=self.kept_by)
 
 
-@dataclass(slots=True)
 class Ranked:
-    judged: Judged
-    parts: Parts
-    tie: tuple[int, int, str] = (0, 0, "")  # best line order, best position, URL key
+    __slots__ = ("judged", "parts", "tie")
+
+    def __init__(self, judged: Judged, parts: Parts,
+                 tie: tuple[int, int, str] = (0, 0, "")) -> None:
+        self.judged = judged
+        self.parts = parts
+        self.tie = tie  # best line order, best position, URL key
+
+    def __repr__(self) -> str:
+        return f"Ranked({self.judged!r}, {self.parts!r}, {self.tie!r})"
 
     @property
     def candidate(self) -> Candidate:
         return self.judged.candidate
+
+
+_BY_KEY = attrgetter("candidate.key")
 
 
 def _r(x: float) -> float:
@@ -197,10 +217,11 @@ class _Terms:
 @collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Work in a canonical order so every float sum is computed the same way every run.
-    items = sorted(judged, key=lambda j: j.candidate.key)
+    items = sorted(judged, key=_BY_KEY)
     terms = sorted(set(tokens(query)))
     counted = _Terms(terms)
-    relevance = (_bm25(terms, [counted.doc(j.candidate) for j in items]) if terms and items
+    doc = counted.doc
+    relevance = (_bm25(terms, [doc(j.candidate) for j in items]) if terms and items
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
@@ -215,12 +236,25 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
     ranked = []
     rounded: dict[float, float] = {}
+    line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
+        positions = c.positions
+        # engine_evidence(c), the same sum in the same order, each label's line split once
+        x = 0.0
+        if positions:
+            weights_of = c.weights
+            for label in positions if len(positions) <= 2 else sorted(positions):
+                position = positions[label]
+                line = line_of.get(label)
+                if line is None:
+                    line = line_of[label] = label.partition(":")[0]
+                x += weights_of.get(line, 1.0) * (
+                    _DECAYS[position] if 0 <= position <= 100 else decay(position))
         # _r of values most results share (positions repeat; most relevances are 0): each
         # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
-        x = engine_weight * engine_evidence(c)
+        x = engine_weight * x
         engine = rounded.get(x) if x else None
         if engine is None:
             engine = rounded[x] = round(x, 4)
@@ -229,7 +263,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         if rel is None:
             rel = rounded[x] = round(x, 4)
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
-        others = max(0, len(c.engines) - 1)
+        others = len(c.engines) - 1 if c.engines else 0
         multi = multi_bonus.get(others)
         if multi is None:
             multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
@@ -242,7 +276,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             total = rounded[x] = round(x, 4)
         tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
-               min(c.positions.values()) if c.positions else 0, c.key)
+               min(positions.values()) if positions else 0, c.key)
         ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
                                       tier, 0.0, v.demoted, v.kept_by), tie))
     ranked.sort(key=_order)

@@ -7,7 +7,6 @@ path with something below it, so ``hp.com/us-en/shop/tech-takes/...`` (an articl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import parse_qsl
 
@@ -23,9 +22,11 @@ from tamis.pipeline.intent import (
 from tamis.pipeline.paths import PathPattern, PatternSet, path_segments, split_path
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
-from tamis.policy.schema import IntentExceptions, Policy
+from tamis.pipeline.verdict import NOTHING_LIFTED, HostFacts, Lifted, Verdict, _verdict
+from tamis.policy.schema import Policy
 
-__all__ = ["PathPattern", "PatternSet", "Rules", "Verdict", "path_segments"]
+__all__ = ["HostFacts", "Lifted", "PathPattern", "PatternSet", "Rules", "Verdict",
+           "_verdict", "path_segments"]
 
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "shopping_or_dictionary_host"
@@ -36,48 +37,6 @@ PLACEHOLDER_REASON = "placeholder_page"
 MEMO_SIZE = 65536  # hosts (and query, host pairs) remembered by one Rules, at most
 # No intent (explain-url without a query, intent detection off): every rule applies.
 NO_INTENT = QueryIntent("informational", "no query")
-
-
-@dataclass(frozen=True, slots=True)
-class Lifted:
-    """The non-answer rules one intent lifts (``policy.intent.<intent>``), compiled."""
-
-    host_root: bool
-    hosts: frozenset[str]
-    path_patterns: frozenset[str]
-    prefer: bool = True
-
-    @classmethod
-    def of(cls, exc: IntentExceptions) -> Lifted:
-        return cls(exc.host_root, frozenset(h.lower() for h in exc.hosts),
-                   frozenset(exc.path_patterns), exc.prefer)
-
-
-NOTHING_LIFTED = Lifted(False, frozenset(), frozenset())
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the policy says of one URL. ``drop`` is a reason or None."""
-
-    drop: str | None
-    demoted: str | None  # the rule that demotes it, e.g. "demote_domains:medium.com"
-    preferred: str | None  # the prefer_domains entry it matched
-    source_type: SourceType
-    named: bool = False  # the query names this site ("logitech" -> logitech.com)
-    named_part: bool = False  # ... or a part of its name ("John McCain" -> mccain2000.com)
-    prefer_counts: bool = True  # prefer_bonus applies (policy.intent.<intent>.prefer)
-    kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
-
-    @property
-    def action(self) -> str:
-        if self.drop:
-            return "DROP"
-        if self.demoted:
-            return "DEMOTE"
-        if self.preferred:
-            return "PREFER"
-        return "KEEP"
 
 
 class _TypeRule:
@@ -97,19 +56,9 @@ class _TypeRule:
                                                                  has_query) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class HostFacts:
-    """What the policy says of a host alone, worked out once per host and search."""
-
-    listed: str | None  # the non_answer.hosts entry it matches
-    preferred: str | None
-    demoted_by: str | None
-    kinds: frozenset[str]  # source types its host rules give
-    first_kind: int  # index in Rules.type_rules of the first of them (len: none)
-    domain: str  # its registrable domain
-
-
-_HostPart = tuple[int, HostFacts, str | None]  # Rules._host_part
+# Rules._host_part; the last: the verdict of a path neither path set can take and a title
+# no placeholder pattern takes, by lifted.prefer (filled as the search meets them)
+_HostPart = tuple[int, HostFacts, str | None, dict[bool, Verdict]]
 
 
 class Rules:
@@ -154,8 +103,11 @@ class Rules:
         type_paths = [(i, p) for i, (_, rule) in enumerate(self.type_rules)
                       for p in rule.paths.patterns]
         self.type_paths = PatternSet([p for _, p in type_paths])
-        self._type_of = {id(p): i for i, p in type_paths}
+        self._type_of: dict[int, int] = {}  # pattern: its first type (a text in two types
+        for i, p in type_paths:  # is one object: PathPattern.parse keeps one a text)
+            self._type_of.setdefault(id(p), i)
         self._hosts: dict[str, HostFacts] = {}
+        self._plain: tuple[frozenset[str], tuple[str, ...]] | bool | None = False
         self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
 
     def host_facts(self, host: str) -> HostFacts:
@@ -300,17 +252,44 @@ class Rules:
         facts = self.host_facts(host)
         demoted_by = facts.demoted_by
         return (match, facts,
-                f"demote_domains:{demoted_by}" if demoted_by and match != 2 else None)
+                f"demote_domains:{demoted_by}" if demoted_by and match != 2 else None, {})
+
+    def _plain_paths(self) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        """What a path without a query must hold for a pattern of either path set (the
+        non-answer patterns, the source types') to take it, as ``PatternSet`` reads it;
+        None when one of them cannot say."""
+        if self._plain is False:
+            needs = [s._compile(False)[3] if s._is_exact() else None
+                     for s in (self.path_patterns, self.type_paths)]
+            self._plain = None if None in needs else (
+                frozenset().union(*(n[0] for n in needs)),  # type: ignore[index]
+                tuple(sorted({h for n in needs for h in n[1]})))  # type: ignore[index]
+        return self._plain  # type: ignore[return-value]
 
     def _judge_url(self, host: str, path: str, query: str, query_text: str,
                    intent: QueryIntent, title: str | None, part: _HostPart) -> Verdict:
-        match, facts, demoted = part
+        match, facts, demoted, plain = part
         lifted = self.lifted[intent.kind]
         named = match == 2
         segments = split_path(path)
         if segments and not query and facts.listed is None:
             # below the root, no query string, no listed host: only the path can drop it
             subject = "/" + "/".join(segments)
+            needs = self._plain or self._plain_paths()
+            if needs is not None and needs[0].isdisjoint(segments):
+                for head in needs[1]:
+                    if head in subject:
+                        break
+                else:  # no pattern of either path set takes it (most paths)
+                    if self.placeholders.match(title, host, facts.domain) is None:
+                        verdict = plain.get(lifted.prefer)  # the host's verdict
+                        if verdict is None:
+                            preferred = None if demoted else facts.preferred
+                            verdict = plain[lifted.prefer] = _verdict(
+                                None, demoted, preferred,
+                                self.source_type(facts, [], "", bool(demoted), preferred),
+                                named, match > 0, lifted.prefer, None)
+                        return verdict
             pattern = self.path_patterns.first_match(segments, False, subject=subject)
             if pattern is None:
                 drop = None
@@ -350,16 +329,6 @@ def _query_keys(query: str) -> dict[str, str]:
             name, _, value = piece.partition("=")
             keys[name.lower()] = value
     return keys
-
-
-@lru_cache(maxsize=4096)
-def _verdict(drop: str | None, demoted: str | None, preferred: str | None, kind: SourceType,
-             named: bool, named_part: bool, prefer_counts: bool, kept_by: str | None
-             ) -> Verdict:
-    """Verdicts are frozen and most are alike: one object for each distinct verdict."""
-    return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                   named=named, named_part=named_part, prefer_counts=prefer_counts,
-                   kept_by=kept_by)
 
 
 def site_named(query_text: str, host: str) -> int:

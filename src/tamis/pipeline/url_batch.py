@@ -39,6 +39,7 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
     # host name as written: (host, host without www., lower-cased name when a wrapper rule
     # may take it else None), or None when clean_url must answer (an invalid host)
     hosts: dict[str, tuple[str, str, str | None] | None] = {}
+    kept: dict[str, bool] = {}  # query piece: not a tracking parameter (asked once a piece)
     out: list[Cleaned | InvalidURL] = []
     for raw in raws:
         # an ASCII URL _SIMPLE_URL takes has no space or control character: _checked keeps it
@@ -57,9 +58,15 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                 shown = path or "/"
                 sorted_query = key_query = ""
                 if query:
-                    pieces = [p for p in query.split("&") if p and (
-                        (name := _param_name(p)) not in exact
-                        and (globs is None or globs(name) is None))]
+                    pieces = []
+                    for piece in query.split("&"):
+                        keep = kept.get(piece)
+                        if keep is None:
+                            keep = kept[piece] = bool(piece) and (
+                                (name := _param_name(piece)) not in exact
+                                and (globs is None or globs(name) is None))
+                        if keep:
+                            pieces.append(piece)
                     url = f"{scheme}://{host}{shown}"
                     if pieces:  # (as _clean_simple: shown pieces as given, the key's sorted)
                         key_query = "&".join([_key_piece(p) for p in pieces])

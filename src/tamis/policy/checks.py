@@ -49,7 +49,7 @@ def looks_like_secret(value: str) -> bool:
 
 # In free text (a URL, a parameter), a key is a token with a provider prefix, a long run of
 # letters and digits (hex, base62), or a UUID; or any value under a key-like name.
-_KEY_TOKEN = re.compile(
+_KEY_TOKEN = (
     r"(?<![A-Za-z0-9])(?:(?:tvly|fc|sk|pk|exa|xoxb)-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{8,}"
     r"|BSA[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{16,}"
     r"|AIza[A-Za-z0-9_-]{16,}|(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{20,}"
@@ -62,7 +62,7 @@ KEY_NAMES = frozenset({"key", "apikey", "api_key", "api-key", "x-api-key", "toke
 
 def key_in_text(value: str) -> bool:
     """True when free text (a URL, a parameter value) holds something shaped like a key."""
-    return bool(_KEY_TOKEN.search(value))
+    return bool(re.search(_KEY_TOKEN, value))  # compiled when first asked (re keeps it)
 
 
 def key_in_url(url: str) -> str | None:
