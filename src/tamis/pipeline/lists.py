@@ -18,6 +18,7 @@ Three small steps, each on the data the stage before it made (none reaches back)
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
