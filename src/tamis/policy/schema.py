@@ -92,7 +92,7 @@ def _no_key_in_params(v: dict[str, str | int | float | bool]
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class LineConfig(Strict):
     """One backend ("line"). A name alone is a known backend; anything else is generic."""
 
@@ -133,8 +133,10 @@ class LineConfig(Strict):
         return names
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class CacheConfig(Strict):
+    """The answer cache: how long a search's answer and a page's text are reused."""
+
     enabled: bool = True
     ttl_seconds: Annotated[float, Field(ge=0)] = 300
     extraction_ttl_seconds: Annotated[float, Field(ge=0)] = 86400
@@ -146,8 +148,10 @@ def _store_url(v: str | None) -> str | None:
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class StoreConfig(Strict):
+    """Where the cache, key cooldowns and rate limits are kept."""
+
     url: Annotated[str | None, Field(
         description="null: SQLite in the user cache dir; a file path (SQLite); redis://...",
     ), AfterValidator(_store_url)] = None
@@ -160,14 +164,18 @@ def _firecrawl_url(v: str) -> str:
     return check_url(v) or v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class FirecrawlExtraction(Strict):
+    """Page text from a Firecrawl service (``extraction.provider: firecrawl``)."""
+
     base_url: Annotated[str, AfterValidator(_firecrawl_url)] = "https://api.firecrawl.dev"
     api_key_env: Annotated[str | None, AfterValidator(_env_name)] = "FIRECRAWL_API_KEY"
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class ExtractionConfig(Strict):
+    """Page text: which results are read, the character budget, the limits."""
+
     provider: Literal["builtin", "firecrawl"] = "builtin"
     top_n: Annotated[int, Field(ge=0, le=50)] = 5
     total_chars: Annotated[int, Field(ge=0)] = 12000
@@ -190,7 +198,7 @@ def _not_blank(v: list[str]) -> list[str]:
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class QualityConfig(Strict):
     """The ranking-quality guard run by ``tamis check``."""
 
@@ -200,7 +208,7 @@ class QualityConfig(Strict):
         default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class ServeConfig(Strict):
     """``tamis serve``: limits that keep one process healthy under agent traffic."""
 
@@ -241,8 +249,10 @@ def _dupes_section(v: dict[str, Any] | None) -> dict[str, Any] | None:
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Config(Strict):
+    """The whole config: the lines, the limits of a search and every section."""
+
     backends: list[LineConfig] = field(default_factory=list)
     timeout: Annotated[float, Field(gt=0)] = 10
     max_results: Annotated[int, Field(ge=1, le=100)] = 8

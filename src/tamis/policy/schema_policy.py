@@ -36,8 +36,10 @@ def _patterns(v: list[str]) -> list[str]:
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class NonAnswer(Strict):
+    """What makes a result a non-answer (a search page, a bare homepage...): dropped."""
+
     hosts: Annotated[list[str], AfterValidator(check_hosts)] = field(default_factory=list)
     path_patterns: Annotated[list[str], AfterValidator(_patterns)] = field(
         default_factory=list)
@@ -58,8 +60,10 @@ class NonAnswer(Strict):
         AfterValidator(_regexes)] = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Ranking(Strict):
+    """The weights of the deterministic ranking (pipeline/rank.py)."""
+
     demote_penalty: Annotated[float, Field(ge=0)] = 1000
     prefer_bonus: Annotated[float, Field(ge=0)] = 100
     multi_engine_bonus: Annotated[float, Field(ge=0)] = 25
@@ -75,7 +79,7 @@ class Ranking(Strict):
                                         " keeps varied")] = 3
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class SourceTypes(Strict):
     """Host and path rules per source type; first match in this order wins."""
 
@@ -86,7 +90,7 @@ class SourceTypes(Strict):
     official: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Wrapper(Strict):
     """A redirect link of an engine or a link shortener: the page is the target it carries."""
 
@@ -112,13 +116,15 @@ class Wrapper(Strict):
                              " tail_marker, whole_query (none for an ad)")
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Normalise(Strict):
+    """URL normalisation: tracking parameters dropped, redirect wrappers unwrapped."""
+
     tracking_params: list[str] = field(default_factory=list)
     wrappers: list[Wrapper] = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class IntentExceptions(Strict):
     """The non-answer rules one query intent lifts; they still hold for every other query."""
 
@@ -131,7 +137,7 @@ class IntentExceptions(Strict):
                                   " preferred hosts are technical sources)")] = True
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class IntentPolicy(Strict):
     """Query intent (pipeline/intent.py): deterministic, from the query and its result hosts."""
 
@@ -163,7 +169,7 @@ def _list_name(v: str) -> str:
     return v
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class ListEntry(Strict):
     """One subscribed list (docs: README "Community lists"): a local file or a URL fetched by
     ``tamis lists update``; never fetched while searching."""
@@ -195,8 +201,10 @@ class ListEntry(Strict):
                                  f" not {self.rewrite_to!r}")
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Policy(Strict):
+    """The ``policy`` section: what is dropped, demoted, preferred and how it ranks."""
+
     non_answer: NonAnswer = field(default_factory=NonAnswer)
     intent: IntentPolicy = field(default_factory=IntentPolicy)
     demote_domains: Annotated[list[str], AfterValidator(check_hosts)] = field(
