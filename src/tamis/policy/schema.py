@@ -2,6 +2,11 @@
 
 Unknown keys are errors (``extra="forbid"``) so that a typo never silently does nothing.
 Defaults live in ``default.yaml`` beside this file, not here: the YAML is the policy.
+
+The types are plain dataclasses (``tamis.policy.schema_base.Strict``): pydantic's names in the
+annotations (``Field``, ``AfterValidator``) are read only when a config is validated
+(``tamis.typed.validate``); a config rebuilt from its snapshot imports no pydantic. A check of
+one value is an ``AfterValidator`` function, a check across fields ``__post_init__``.
 """
 
 from __future__ import annotations
