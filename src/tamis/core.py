@@ -199,7 +199,9 @@ class Tamis:
     @functools.cached_property
     def config_hash(self) -> str:
         """A hash of the effective config: any change to it is a new answer-cache key."""
-        return answer_cache.digest(self.config.model_dump(mode="json"))
+        from tamis.typed import to_data
+
+        return answer_cache.digest(to_data(self.config))
 
     def answer_key(self, request: SearchRequest | str, *, extract: bool, explain: bool,
                    max_results: int | None = None, budget: int | None = None) -> str | None:
@@ -260,8 +262,8 @@ class Tamis:
 
         extraction = cfg.extraction
         if budget is not None:
-            extraction = extraction.model_copy(update={
-                "total_chars": budget, "per_item_chars": min(extraction.per_item_chars, budget)})
+            extraction = replace(extraction, total_chars=budget,
+                                 per_item_chars=min(extraction.per_item_chars, budget))
         summary = ExtractionSummary(budget=extraction.total_chars)
         if extract and results and extraction.top_n > 0 and extraction.total_chars > 0:
             from tamis.extract import extract_results

@@ -22,6 +22,7 @@ from tamis.models import LineAnswer, SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.policy.schema import Config, LineConfig
 from tamis.store.base import open_store
+from tamis.typed import to_data
 
 KEYS = {"SHARED_KEY_A": "shared-secret-aaaa", "SHARED_KEY_B": "shared-secret-bbbb",
         "SHARED_KEY_C": "shared-secret-cccc"}
@@ -36,11 +37,12 @@ CHILD = textwrap.dedent("""
     from tamis.backends.registry import make_adapters
     from tamis.models import SearchRequest
     from tamis.pipeline.fanout import FanoutContext, fan_out
+    from tamis import typed
     from tamis.policy.schema import Config
     from tamis.store.base import open_store
 
     store_url, config_json = sys.argv[1], sys.argv[2]
-    config = Config.model_validate_json(config_json)
+    config = typed.validate(Config, json.loads(config_json))
     store = open_store(store_url)
 
     async def main():
@@ -114,7 +116,7 @@ def test_rests_rotation_and_cache_are_seen_by_a_second_process(store_url: str, t
         script.write_text(CHILD)
         env = {**os.environ, **KEYS}
         done = subprocess.run([sys.executable, str(script), store_url,
-                               config.model_dump_json()],
+                               json.dumps(to_data(config))],
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         for value in KEYS.values():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -169,12 +170,12 @@ def test_searxng_answers_are_accepted_in_a_recording_and_as_bare_files(
         "format": "tamis-recording/1", "query": BEST,
         "lines": [{"line": "mine", "searxng": recorded(BEST)}]}))
     base = load_config(None).config
-    in_recording = base.model_copy(update={"backends": [
-        LineConfig(name="mine", type="recorded", path=str(rec))]})
-    bare = base.model_copy(update={"backends": [
-        LineConfig(name="mine", type="recorded", path=str(DEMO))]})
-    replay = base.model_copy(update={"backends": [
-        LineConfig(name="mine", type="replay", path=str(DEMO))]})
+    in_recording = replace(base, backends=[
+        LineConfig(name="mine", type="recorded", path=str(rec))])
+    bare = replace(base, backends=[
+        LineConfig(name="mine", type="recorded", path=str(DEMO))])
+    replay = replace(base, backends=[
+        LineConfig(name="mine", type="replay", path=str(DEMO))])
     a, _ = search(in_recording, BEST)
     b, _ = search(bare, BEST)
     c, _ = search(replay, BEST)

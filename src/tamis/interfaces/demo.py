@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -28,9 +29,8 @@ def recordings_dir() -> str:
 
 async def demo_comparisons(queries: list[str] | None = None) -> list[Comparison]:
     config = load_config(None).config
-    config = config.model_copy(update={
-        "backends": [LineConfig(name="searxng", type="replay", path=recordings_dir())],
-    })
+    config = replace(config, backends=[
+        LineConfig(name="searxng", type="replay", path=recordings_dir())])
     out = []
     async with Tamis(config, store=MemoryStore()) as layer:
         for query in queries or DEMO_QUERIES:

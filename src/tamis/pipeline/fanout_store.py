@@ -18,6 +18,7 @@ from tamis.backends.base import Adapter, Parsed
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
 from tamis.store.base import Store
+from tamis.typed import to_data
 
 CACHE_NAMESPACE = "answers"
 STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
@@ -78,7 +79,7 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
     """Hash of everything that changes the request: the line's settings (name, type,
     base_url, path, params, method, fields, auth style, key variable NAMES), the endpoint,
     the query, the request parameters and the requested count."""
-    line = adapter.line.model_dump(mode="json", exclude=set(_NOT_IN_REQUEST))
+    line = {k: v for k, v in to_data(adapter.line).items() if k not in _NOT_IN_REQUEST}
     material = json.dumps(
         [adapter.name, adapter.type, adapter.endpoint(), request.query,
          request.cache_params(), adapter.count(request), line],

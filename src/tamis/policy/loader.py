@@ -153,9 +153,13 @@ def _format_error(
             break
     where = f"{source}, line {line}" if line else source
     kind = err.get("type", "")
-    if kind == "extra_forbidden":
+    # The config types are dataclasses: pydantic names an unknown key and a value that is not
+    # a mapping in its words for dataclasses; users see the same text as ever.
+    if kind in {"extra_forbidden", "unexpected_keyword_argument"}:
         return f"{where}: unknown key '{key}'"
     msg = str(err.get("msg", "invalid value"))
+    if kind == "dataclass_type":
+        msg = f"Input should be a valid dictionary or instance of {err['ctx']['class_name']}"
     msg = msg.removeprefix("Value error, ")
     if kind in {"missing"}:
         return f"{where}: missing key '{key}'"
@@ -249,10 +253,11 @@ def read_config(
 def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int]) -> Config:
     from pydantic import ValidationError
 
+    from tamis import typed
     from tamis.policy.schema import Config
 
     try:
-        return Config.model_validate(data)
+        return typed.validate(Config, data)  # type: ignore[no-any-return]
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None

@@ -1,24 +1,27 @@
 """A validated config kept as plain data, so a CLI call can skip validating the same files again.
 
-Validating the config builds the pydantic schema of every config model (``Config``,
-``Policy``, ``LineConfig``... : tens of milliseconds of CPU, a good part of a CLI search). What
+Validating the config imports pydantic and builds its validator of every config type
+(``Config``, ``Policy``, ``LineConfig``... : a good part of a CLI search's CPU). What
 ``read_config`` validates depends only on the bytes of the built-in policy and of the user's
 file (and tamis's version), so the validated ``Config`` is stored once under a hash of those
-bytes (``key``), as JSON of its fields (``dump``), and rebuilt with ``model_construct``, field
-by field and without validation (``load``), on the next call that reads the same bytes.
+bytes (``key``), as JSON of its fields (``dump``), and rebuilt from it on the next call that
+reads the same bytes (``load``): the config types are plain dataclasses, built field by field
+with no pydantic import (their ``__post_init__`` checks run again, and pass).
 
-A snapshot is only stored when it rebuilds into a config equal to the validated one, fields
-set included (``dump`` checks it); anything else (a value JSON cannot carry exactly) is not
-snapshotted and is validated on every call, as before. A snapshot that does not rebuild
-(another version's, a damaged store) is ignored. What completes the config afterwards (the
-lines of the environment, the checks of keys and folders) always runs: it is not in here.
+A snapshot is only stored when it rebuilds into a config equal to the validated one, types
+of values included (``dump`` checks it with ``same``); anything else (a value JSON cannot
+carry exactly) is not snapshotted and is validated on every call, as before. A snapshot that
+does not rebuild (another version's, a damaged store) is ignored. What completes the config
+afterwards (the lines of the environment, the checks of keys and folders) always runs: it is
+not in here.
 
-Standard library only at import: pydantic is imported by the config models themselves.
+Standard library only.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from tamis.errors import SnapshotUnsupported
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
 NAMESPACE = "config-snapshot"
 TTL_SECONDS = 30 * 86400  # the key is the files' bytes: a snapshot is never stale, only unused
-FORMAT = 1
+FORMAT = 2  # 2: dataclasses (1: pydantic models, with the fields set)
 
 
 def key(version: str, builtin_text: str, user_text: str | None) -> str:
@@ -38,14 +41,14 @@ def key(version: str, builtin_text: str, user_text: str | None) -> str:
 
 
 def _models() -> dict[str, type]:
-    """The config models by name (only these are rebuilt from a snapshot)."""
+    """The config types by name (only these are rebuilt from a snapshot)."""
     from tamis.policy import schema, schema_policy
     from tamis.policy.schema_base import Strict
 
     found: dict[str, type] = {}
     for module in (schema, schema_policy):
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Strict):
+            if isinstance(value, type) and issubclass(value, Strict) and is_dataclass(value):
                 found[value.__name__] = value
     return found
 
@@ -61,8 +64,8 @@ def _encode(value: Any, models: dict[str, type]) -> Any:
         return {"dict": {k: _encode(v, models) for k, v in value.items()}}
     name = type(value).__name__
     if models.get(name) is type(value):
-        return {"model": name, "set": sorted(value.model_fields_set),
-                "fields": {k: _encode(v, models) for k, v in value.__dict__.items()}}
+        return {"model": name, "fields": {f.name: _encode(getattr(value, f.name), models)
+                                          for f in fields(value)}}
     raise SnapshotUnsupported(f"a value of type {name}")
 
 
@@ -73,8 +76,7 @@ def _decode(value: Any, models: dict[str, type]) -> Any:
         if "dict" in value:
             return {k: _decode(v, models) for k, v in value["dict"].items()}
         cls = models[value["model"]]
-        fields = {k: _decode(v, models) for k, v in value["fields"].items()}
-        return cls.model_construct(_fields_set=set(value["set"]), **fields)  # type: ignore[attr-defined]
+        return cls(**{k: _decode(v, models) for k, v in value["fields"].items()})
     return value
 
 
@@ -106,14 +108,13 @@ def load(raw: bytes) -> Config | None:
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equal values, and for models equal fields set too (``==`` does not compare those)."""
+    """Equal values of the same types all the way down (``==`` takes 1 for 1.0 and True)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if hasattr(a, "model_fields_set"):
-        return (a.model_fields_set == b.model_fields_set
-                and same(a.__dict__, b.__dict__))
+    if is_dataclass(a):
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
     return bool(a == b)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -173,4 +174,4 @@ def replay_config(config: Config, folder: Path) -> Config:
         )
         for index, line in enumerate(enabled)
     ]
-    return config.model_copy(update={"backends": lines, "cache": CacheConfig(enabled=False)})
+    return replace(config, backends=lines, cache=CacheConfig(enabled=False))
