@@ -26,6 +26,7 @@ Standard library only at import.
 
 from __future__ import annotations
 
+import gc
 import sys
 import types
 import typing
@@ -59,11 +60,22 @@ def _bind_pydantic_names(home: str) -> None:
 
 @cache
 def adapter(cls: type) -> Any:
-    """pydantic's ``TypeAdapter`` for a dataclass (or any type built of them), once."""
-    import pydantic
+    """pydantic's ``TypeAdapter`` for a dataclass (or any type built of them), once.
 
-    _bind_pydantic_names(getattr(cls, "__module__", ""))
-    return pydantic.TypeAdapter(cls)
+    The garbage collector is paused meanwhile: importing pydantic and building a schema make
+    tens of thousands of objects and no cycle to collect (a CLI call that validates its
+    config ran about 50 collections here, for nothing), as the console script loads its
+    own modules with it off."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        import pydantic
+
+        _bind_pydantic_names(getattr(cls, "__module__", ""))
+        return pydantic.TypeAdapter(cls)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def validate(cls: type, data: Any) -> Any:
