@@ -32,7 +32,7 @@ class Headers:
     httpx joins them) over the raw ``(name, value)`` bytes, decoded as httpx decodes them
     (ASCII, else UTF-8, else ISO-8859-1, for all of them)."""
 
-    __slots__ = ("raw", "_items")
+    __slots__ = ("_items", "raw")
 
     def __init__(self, raw: Any) -> None:
         self.raw: list[tuple[bytes, bytes]] = list(raw)

@@ -2,10 +2,10 @@
 
 Input: a ``SearchRequest`` and the adapters. Output: one ``LineAnswer`` per line, in config
 order, whatever order they finished in. Every line is asked concurrently (one asyncio task
-each, one shared client, asked through ``tamis.http_exchange``; blocking libraries run in a thread). One deadline
-(``FanoutContext.timeout``) holds for the whole fan-out: a line that has not answered by then
-is reported as ``timeout`` with a note, and the answers of the others are kept. A line that
-failed is reported with a note; no line stops the rest.
+each, one shared client, asked through ``tamis.http_exchange``; blocking libraries run in a
+thread). One deadline (``FanoutContext.timeout``) holds for the whole fan-out: a line that
+has not answered by then is reported as ``timeout`` with a note, and the answers of the
+others are kept. A line that failed is reported with a note; no line stops the rest.
 
 Per line, in order:
 
