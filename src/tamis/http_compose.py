@@ -14,6 +14,7 @@ unusual URL is sent (or refused, in httpx's words) exactly as before.
 
 from __future__ import annotations
 
+import functools
 import json as jsonlib
 import re
 from dataclasses import dataclass
@@ -75,6 +76,48 @@ def compose(method: str, url: str, *, params: dict[str, Any] | None,
     json=..., headers=...)`` for a client whose headers are ``base``, or None (see above)."""
     if not isinstance(url, str) or not isinstance(method, str):
         return None
+    parts = _parts(url)
+    if parts is None:
+        return None
+    scheme, host, port, netloc, path, query = parts
+    if params is not None:
+        if query is not None:
+            return None
+        query = _query(params)
+        if query is None:
+            return None
+    target = f"{path}?{query}" if query else path
+    given: list[tuple[str, str]] = []
+    for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str) \
+                or not _TOKEN.fullmatch(name) or not _HEADER_TEXT.fullmatch(value):
+            return None
+        given.append((name, value))
+    if method == "GET" and json is None:
+        body = None
+    elif method == "POST" and json is not None:  # after the headers, as httpx
+        body = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"),
+                             allow_nan=False).encode("utf-8")
+    else:
+        return None
+    replaced = {name.lower() for name, _ in given}
+    merged = [(n, v) for n, v in base if n.lower() not in replaced] + given
+    present = {name.lower() for name, _ in merged}
+    if body is not None:
+        if "content-length" not in present:
+            merged.append(("Content-Length", str(len(body))))
+        if "content-type" not in present:
+            merged.append(("Content-Type", "application/json"))
+    if "host" not in present:
+        merged.insert(0, ("Host", netloc))
+    return Outgoing(scheme, host, port, f"{scheme}://{netloc}{target}", target, merged,
+                    body)
+
+
+@functools.lru_cache(maxsize=256)
+def _parts(url: str) -> tuple[str, str, int, str, str, str | None] | None:
+    """(scheme, host, port, netloc, path, query) of a URL httpx keeps as it is, else None
+    (kept: a line's endpoint is the same URL each time)."""
     match = _URL.fullmatch(url)
     if match is None:
         return None
@@ -89,39 +132,7 @@ def compose(method: str, url: str, *, params: dict[str, Any] | None,
     port = int(port_text) if port_text else default
     if port > 65535:
         return None
-    netloc = host if port == default else f"{host}:{port}"
-    if params is not None:
-        if query is not None:
-            return None
-        query = _query(params)
-        if query is None:
-            return None
-    target = f"{path}?{query}" if query else path
-    if method == "GET" and json is None:
-        body = None
-    elif method == "POST" and json is not None:
-        body = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"),
-                             allow_nan=False).encode("utf-8")
-    else:
-        return None
-    given: list[tuple[str, str]] = []
-    for name, value in headers.items():
-        if not isinstance(name, str) or not isinstance(value, str) \
-                or not _TOKEN.fullmatch(name) or not _HEADER_TEXT.fullmatch(value):
-            return None
-        given.append((name, value))
-    replaced = {name.lower() for name, _ in given}
-    merged = [(n, v) for n, v in base if n.lower() not in replaced] + given
-    present = {name.lower() for name, _ in merged}
-    if body is not None:
-        if "content-length" not in present:
-            merged.append(("Content-Length", str(len(body))))
-        if "content-type" not in present:
-            merged.append(("Content-Type", "application/json"))
-    if "host" not in present:
-        merged.insert(0, ("Host", netloc))
-    return Outgoing(scheme, host, port, f"{scheme}://{netloc}{target}", target, merged,
-                    body)
+    return scheme, host, port, host if port == default else f"{host}:{port}", path, query
 
 
 def _ipv4(host: str) -> bool:
