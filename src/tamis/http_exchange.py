@@ -145,7 +145,10 @@ class HttpxAnswer(Answer):
         self.response = response
         self.status_code = response.status_code
         self.headers = response.headers
-        self.content = response.content if response.is_stream_consumed else None
+
+    @property  # type: ignore[override]
+    def content(self) -> bytes | None:
+        return self.response.content if self.response.is_stream_consumed else None
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:  # type: ignore[override]
         try:
