@@ -64,7 +64,16 @@ SCRIPTS: dict[str, Callable[[bytes], bytes | None]] = {
                                    status="400 Bad Request"),
     "server error": lambda _: _json("{}", status="503 Service Unavailable"),
     "rate limited": lambda _: reply(b"slow down", "429 Too Many Requests"),
+    "zstd": lambda _: _json(_zstd(OK.encode()), "Content-Encoding: zstd"),  # httpx decodes it
+    "bad zstd": lambda _: _json(b"not zstd", "Content-Encoding: zstd"),
+    "two encodings": lambda _: _json(gzip.compress(gzip.compress(OK.encode())),
+                                     "Content-Encoding: gzip, gzip"),
 }
+
+
+def _zstd(data: bytes) -> bytes:
+    zstandard = pytest.importorskip("zstandard")
+    return zstandard.ZstdCompressor().compress(data)  # type: ignore[no-any-return]
 
 
 def _line_answer(carrier: str, base_url: str, timeout: float = 5.0,
@@ -106,6 +115,8 @@ def test_every_carrier_says_the_same(case: str) -> None:
                     "cli": "H11Exchange", "service via httpx": "HttpxExchange",
                     "cli via httpx": "HttpxExchange"}
     assert wire["httpx"][0].startswith(b"GET /search?q=a+b%2F%C3%A9%3F%26&format=json")
+    answered = case in ("answer", "gzip", "zstd", "two encodings")
+    assert (said["httpx"][0] == "ok") is answered, said["httpx"]
 
 
 @pytest.mark.parametrize("case", ["refused", "dots", "odd path", "slow"])
