@@ -34,28 +34,21 @@ from typing import Any
 import httpx
 
 from tamis.http_exchange import Exchange, HttpxExchange
-from tamis.http_h11 import DEFAULT_PORTS, Connection, H11Exchange, Origin, Pool
+from tamis.http_h11 import DEFAULT_PORTS, H11Answer, H11Exchange, Pool
 
 
 class _Body(httpx.AsyncByteStream):
     """The answer's raw body, as it arrives; the connection back to the pool once read."""
 
-    def __init__(self, pool: Pool, origin: Origin, connection: Connection) -> None:
-        self._pool, self._origin, self._connection = pool, origin, connection
-        self._closed = False
+    def __init__(self, answer: H11Answer) -> None:
+        self._answer = answer
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            async for chunk in self._connection.body():
-                yield chunk
-        except BaseException:
-            await self.aclose()
-            raise
+        async for chunk in self._answer.aiter_raw():
+            yield chunk
 
     async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._pool.release(self._origin, self._connection)
+        await self._answer.aclose()
 
 
 class AsyncioTransport(httpx.AsyncBaseTransport):
@@ -87,7 +80,7 @@ class AsyncioTransport(httpx.AsyncBaseTransport):
         connection.read_timeout = timeout.get("read")
         return httpx.Response(
             response.status_code, headers=response.headers.raw_items(),
-            stream=_Body(self.pool, origin, connection),
+            stream=_Body(H11Answer(self.pool, origin, connection, response)),
             extensions={"http_version": b"HTTP/" + response.http_version,
                         "reason_phrase": response.reason})
 

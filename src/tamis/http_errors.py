@@ -1,7 +1,7 @@
-"""The errors of tamis's backend requests (``tamis.http_exchange``): httpx's tree, with httpx's
-class names, so that a message made of ``type(exc).__name__`` and ``str(exc)`` (the fan-out's
-notes) reads word for word the same whichever client carried the request, without importing
-httpx to name them.
+"""How a backend request fails (``tamis.http_exchange``), by httpx's names, without httpx: one
+error class (``tamis.errors.HTTPFailure``) whose ``name`` is the httpx exception's, so that a
+note made of that name and its words (the fan-out's) reads word for word the same whichever
+client carried the request. httpx's tree of those names, as data:
 
     HTTPError
     +-- RequestError
@@ -12,113 +12,61 @@ httpx to name them.
     |   |   +-- ProxyError, UnsupportedProtocol
     |   +-- DecodingError, TooManyRedirects
     +-- HTTPStatusError
-    InvalidURL (not an HTTPError, as in httpx)
 
-``from_httpx`` gives the error of this tree an httpx error stands for (the same name and text).
+``kinds`` stands where the carriers name an error (``kinds.ReadTimeout("")``, as they would
+``httpx.ReadTimeout("")``); ``from_httpx`` gives the failure an httpx error stands for.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
+
+from tamis.errors import HTTPFailure
+
+PARENT = {
+    "RequestError": "HTTPError", "HTTPStatusError": "HTTPError",
+    "TransportError": "RequestError", "DecodingError": "RequestError",
+    "TooManyRedirects": "RequestError",
+    "TimeoutException": "TransportError", "NetworkError": "TransportError",
+    "ProtocolError": "TransportError", "ProxyError": "TransportError",
+    "UnsupportedProtocol": "TransportError",
+    "ConnectTimeout": "TimeoutException", "ReadTimeout": "TimeoutException",
+    "WriteTimeout": "TimeoutException", "PoolTimeout": "TimeoutException",
+    "ConnectError": "NetworkError", "ReadError": "NetworkError",
+    "WriteError": "NetworkError", "CloseError": "NetworkError",
+    "LocalProtocolError": "ProtocolError", "RemoteProtocolError": "ProtocolError",
+}
+NAMES = frozenset(PARENT) | {"HTTPError"}
 
 
-class HTTPError(Exception):
-    """A backend request failed (httpx.HTTPError)."""
+def is_a(failure: HTTPFailure, family: str) -> bool:
+    """Whether httpx's exception of that name is a ``family`` (its class or a subclass)."""
+    name: str | None = failure.name
+    while name is not None:
+        if name == family:
+            return True
+        name = PARENT.get(name)
+    return False
 
 
-class RequestError(HTTPError):
-    pass
+class _Kinds:
+    """``kinds.ConnectError("words")``: the failure httpx would raise as ``ConnectError``."""
+
+    def __getattr__(self, name: str) -> Callable[..., HTTPFailure]:
+        if name not in NAMES:
+            raise AttributeError(name)
+        return lambda message="": HTTPFailure(name, message)
 
 
-class TransportError(RequestError):
-    pass
-
-
-class TimeoutException(TransportError):
-    pass
-
-
-class ConnectTimeout(TimeoutException):
-    pass
-
-
-class ReadTimeout(TimeoutException):
-    pass
-
-
-class WriteTimeout(TimeoutException):
-    pass
-
-
-class PoolTimeout(TimeoutException):
-    pass
-
-
-class NetworkError(TransportError):
-    pass
-
-
-class ConnectError(NetworkError):
-    pass
-
-
-class ReadError(NetworkError):
-    pass
-
-
-class WriteError(NetworkError):
-    pass
-
-
-class CloseError(NetworkError):
-    pass
-
-
-class ProtocolError(TransportError):
-    pass
-
-
-class LocalProtocolError(ProtocolError):
-    pass
-
-
-class RemoteProtocolError(ProtocolError):
-    pass
-
-
-class ProxyError(TransportError):
-    pass
-
-
-class UnsupportedProtocol(TransportError):
-    pass
-
-
-class DecodingError(RequestError):
-    pass
-
-
-class TooManyRedirects(RequestError):
-    pass
-
-
-class HTTPStatusError(HTTPError):
-    pass
-
-
-class InvalidURL(Exception):
-    """A URL that cannot be parsed (httpx.InvalidURL)."""
+kinds = _Kinds()
 
 
 def from_httpx(exc: BaseException) -> BaseException:
-    """The error of this tree named as ``exc``'s class (or its nearest base) is, with its
-    text; ``exc`` itself when it is not one of httpx's."""
+    """The failure an httpx ``HTTPError`` stands for (its class's name, or its nearest named
+    base's, and its text); any other exception as it is."""
     if not type(exc).__module__.startswith("httpx"):
         return exc
-    here = sys.modules[__name__]
     for kind in type(exc).__mro__:
-        ours = getattr(here, kind.__name__, None)
-        if isinstance(ours, type) and issubclass(ours, Exception) \
-                and ours.__module__ == __name__:
-            return ours(*exc.args[:1]) if exc.args else ours()
+        if kind.__name__ in NAMES and kind.__module__.startswith("httpx"):
+            return HTTPFailure(kind.__name__, str(exc))
     return exc

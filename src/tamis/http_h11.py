@@ -12,7 +12,7 @@ malformed or cut answer):
   handshake), ``write`` and ``read`` (each socket operation), ``pool`` (waiting for one of
   ``max_connections``, a limit on requests in flight here);
 - errors are the ones httpcore raises for the same failure, in its words, by httpx's names
-  (``kinds``: the ``httpx`` module, or ``tamis.http_errors``): ``ConnectError`` (the
+  (``kinds``: the ``httpx`` module, or ``tamis.http_errors.kinds``): ``ConnectError`` (the
   resolver's words, else anyio's "All connection attempts failed"), ``ConnectTimeout``,
   ``ReadTimeout``, ``WriteTimeout``, ``PoolTimeout``, ``ReadError``, ``RemoteProtocolError``,
   ``UnsupportedProtocol``; never with the URL;
@@ -72,17 +72,12 @@ class Connection:
         return not readable
 
     async def send(self, event: Any, timeout: float | None) -> None:
+        """Write ``event``; TimeoutError past ``timeout``, OSError when the socket fails."""
         data = self.h11.send(event)
-        if not data:
-            return
-        try:
+        if data:
             async with asyncio.timeout(timeout):
                 self.writer.write(data)
                 await self.writer.drain()
-        except TimeoutError:
-            raise self.kinds.WriteTimeout("") from None
-        except OSError as exc:
-            raise self.kinds.WriteError(str(exc)) from None
 
     async def next_event(self, timeout: float | None) -> Any:
         while True:
@@ -119,8 +114,10 @@ class Connection:
                 async for chunk in body:
                     await self.send(h11.Data(data=chunk), write)
             await self.send(h11.EndOfMessage(), write)
-        except self.kinds.WriteError:
-            pass  # as httpcore: the server may have answered before it read everything
+        except TimeoutError:
+            raise self.kinds.WriteTimeout("") from None
+        except OSError:  # httpcore's WriteError, let pass: the server may have answered
+            pass         # before it read everything
         while True:
             event = await self.next_event(timeout.get("read"))
             if isinstance(event, h11.Response):
@@ -312,7 +309,7 @@ class H11Exchange:
         connect, read, write, pool = self._timeout if timeout is None else (timeout,) * 4
         limits = {"connect": connect, "read": read, "write": write, "pool": pool}
         origin = (out.scheme.encode("ascii"), out.host.encode("ascii"), out.port)
-        connection = await self._pool.connection(origin, limits, None, http_errors)
+        connection = await self._pool.connection(origin, limits, None, http_errors.kinds)
         try:
             response = await connection.exchange(
                 method.encode("ascii"), out.target.encode("ascii"),

@@ -58,7 +58,7 @@ def _said(exc: BaseException) -> str:
 
 def _mapped(exc: BaseException, kinds: Any = httpx) -> Exception | None:
     """The httpx error httpcore raises for the failure aiohttp reports as ``exc``
-    (``kinds``: ``httpx``, or ``tamis.http_errors``, whose classes bear the same names)."""
+    (``kinds``: ``httpx``, or ``tamis.http_errors.kinds``, the same names)."""
     message = _said(exc)
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return kinds.ConnectTimeout("")  # httpcore's timeouts say nothing more
@@ -213,7 +213,7 @@ class AiohttpAnswer(Answer):
         self.headers = Headers(response.raw_headers)
 
     def aiter_raw(self) -> AsyncIterator[bytes]:
-        return _chunks(self._response, http_errors)
+        return _chunks(self._response, http_errors.kinds)
 
     async def aclose(self) -> None:
         self._response.release()  # kept alive only when read to its end
@@ -250,7 +250,7 @@ class AiohttpExchange:
                     total=None, sock_read=read, sock_connect=connect,
                     connect=None if connect is None or pool is None else connect + pool))
         except (TimeoutError, aiohttp.ClientError) as exc:
-            mapped = _mapped(exc, http_errors)
+            mapped = _mapped(exc, http_errors.kinds)
             if mapped is None:
                 raise
             raise mapped from None

@@ -44,10 +44,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tamis import http_errors as errors
+from tamis import http_errors
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
-from tamis.errors import NoUsableKey
+from tamis.errors import HTTPFailure, NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
 from tamis.http_exchange import exchange_for
 from tamis.models import LineAnswer, LineOutcome, Note, RawHit, SearchRequest
@@ -138,21 +138,8 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
             body = await read_capped(response, ctx.max_answer_bytes)
         finally:
             await response.aclose()
-    except errors.TimeoutException as exc:
-        raise AnswerError(f"timed out ({type(exc).__name__})", kind="timeout",
-                          rest_key=isinstance(exc, errors.ConnectTimeout)) from None
-    except errors.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
-        raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}",
-                          kind="bad_endpoint") from None
-    except errors.DecodingError as exc:
-        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}",
-                          kind="unreadable") from None
-    except errors.TransportError as exc:
-        raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
-                          rest_key=True, kind="unreachable") from None
-    except errors.HTTPError as exc:
-        raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}",
-                          kind="failed") from None
+    except HTTPFailure as exc:
+        raise _failed(exc, run) from None
     try:
         payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
@@ -163,6 +150,21 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     except AnswerError as exc:  # an answer the adapter cannot read: its shape
         exc.kind = exc.kind or "bad_answer"
         raise
+
+
+def _failed(exc: HTTPFailure, run: _Run) -> AnswerError:
+    """The note of a request that failed on its way, in the words httpx's error gave."""
+    if http_errors.is_a(exc, "TimeoutException"):
+        return AnswerError(f"timed out ({exc.name})", kind="timeout",
+                           rest_key=exc.name == "ConnectTimeout")
+    said = describe_error(exc, run.secrets)
+    if http_errors.is_a(exc, "UnsupportedProtocol"):  # a config mistake, not the key's fault
+        return AnswerError(f"bad endpoint: {said}", kind="bad_endpoint")
+    if http_errors.is_a(exc, "DecodingError"):
+        return AnswerError(f"unreadable answer: {said}", kind="unreadable")
+    if http_errors.is_a(exc, "TransportError"):
+        return AnswerError(f"cannot connect: {said}", rest_key=True, kind="unreachable")
+    return AnswerError(f"request failed: {said}", kind="failed")
 
 
 async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,
