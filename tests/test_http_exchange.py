@@ -77,11 +77,14 @@ def _zstd(data: bytes) -> bytes:
 
 
 def _line_answer(carrier: str, base_url: str, timeout: float = 5.0,
-                 cap: int | None = None, path: str | None = None) -> tuple[Any, str]:
+                 cap: int | None = None, path: str | None = None,
+                 lenient: bool = False) -> tuple[Any, str]:
     async def main() -> tuple[Any, str]:
         async with tamis_client(timeout, **CARRIERS[carrier]) as client:  # type: ignore[arg-type]
             adapter = make_adapter(LineConfig(name="sx", type="searxng", base_url=base_url,
                                                 search_path=path))
+            if lenient:  # an adapter that reads an error answer as an answer
+                adapter.check_status = lambda response: None  # type: ignore[method-assign]
             asked = ThroughHttpx(client) if carrier.endswith("via httpx") else client
             ctx = FanoutContext(client=asked, env={}, timeout=timeout,
                                 **({"max_answer_bytes": cap} if cap else {}))
@@ -134,6 +137,16 @@ def test_every_carrier_fails_alike(case: str) -> None:
     if case in ("dots", "odd path"):  # sent as httpx sends them
         assert said["httpx"][0][0] == "ok" and said["httpx"][1][0].startswith(
             b"GET /search?" if case == "dots" else b"GET /s%C3%A9arch;x=[1]?")
+
+
+def test_an_error_answer_read_twice_is_refused_alike() -> None:
+    said = {}
+    for carrier in CARRIERS:
+        with raw_server(lambda _: _json(OK, status="404 Not Found")) as server:
+            said[carrier], _ = _line_answer(carrier, f"http://127.0.0.1:{server.port}",
+                                            lenient=True)
+    assert all(s == said["httpx"] for s in said.values()), said
+    assert "ResponseNotRead" in said["httpx"][3]
 
 
 def test_a_client_with_hooks_or_a_proxy_goes_through_httpx(monkeypatch: pytest.MonkeyPatch

@@ -72,7 +72,15 @@ class Answer:
 
     status_code: int
     headers: Any
-    content: bytes | None = None
+    consumed = False  # its body was read once already
+
+    @property
+    def content(self) -> bytes | None:
+        if self.consumed:  # read again after its words were read: httpx's refusal, as before
+            import httpx
+
+            raise httpx.ResponseNotRead()
+        return None
 
     def aiter_raw(self) -> AsyncIterator[bytes]:
         raise NotImplementedError

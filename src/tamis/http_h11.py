@@ -276,6 +276,7 @@ class H11Answer(Answer):
         self.headers = Headers(response.headers.raw_items())
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:  # type: ignore[override]
+        self.consumed = True
         try:
             async for chunk in self._connection.body():
                 yield chunk

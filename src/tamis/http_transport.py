@@ -213,6 +213,7 @@ class AiohttpAnswer(Answer):
         self.headers = Headers(response.raw_headers)
 
     def aiter_raw(self) -> AsyncIterator[bytes]:
+        self.consumed = True
         return _chunks(self._response, http_errors.kinds)
 
     async def aclose(self) -> None:
