@@ -23,8 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from tamis import typed
 from tamis.backends.registry import make_adapters
 from tamis.errors import SearchFailed
@@ -54,6 +52,8 @@ from tamis.store import answers as answer_cache
 from tamis.store.base import Store, open_store
 
 if TYPE_CHECKING:
+    import httpx
+
     from tamis.extract.models import ReadResponse
 
 RULES_REUSE = 256  # searches one compiled policy serves before it is compiled again

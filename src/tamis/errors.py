@@ -19,6 +19,7 @@ boundary and turns it into a status and a note (a line ``failed``, a key ``no_ke
     |   +-- DupesError          ``tamis dupes``: an input, config or state file is wrong
     +-- StageError              caught by the stage that raised it, becomes a status/note
         +-- AnswerError         a line answered, but not with something usable (its note)
+        +-- HTTPFailure         a backend request failed on its way (httpx's name in ``name``)
         +-- NoUsableKey         no key of a line can be used now (status ``no_key``)
         +-- DownloadTooLarge    a community list is over its size cap (``tamis lists update``)
         +-- AliasRefused        a config file used a YAML alias (made a ConfigError by its reader)
@@ -76,6 +77,17 @@ class DupesError(TamisError):
 
 class StageError(Exception):
     """Base class of the errors a stage raises for itself and catches at its boundary."""
+
+
+class HTTPFailure(StageError):
+    """A backend request failed on its way (``tamis.http_exchange``): ``name`` is the failure
+    as httpx names its exception (``ReadTimeout``, ``ConnectError``...: ``tamis.http_errors``
+    holds httpx's tree of them), ``str(err)`` httpx's words for it. The fan-out makes it a
+    note, in the words httpx's own exception would have given."""
+
+    def __init__(self, name: str, message: str = "") -> None:
+        super().__init__(message)
+        self.name = name
 
 
 class AnswerError(StageError):

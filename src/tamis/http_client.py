@@ -10,7 +10,10 @@ needs it. ``DeferredCAContext`` is a real ``ssl.SSLContext`` with the settings o
 Every HTTP client in tamis is made here (a structure test holds it): ``tamis_client`` for
 backends and pages (no cookies, no redirects followed, tamis's user agent), used by the core,
 ``tamis check`` and the health probe; ``download_client`` for the community lists (follows
-redirects, sync).
+redirects, sync). The fan-out asks backends through a client's carrier
+(``tamis.http_exchange.exchange_for``): the service's and the CLI's carry the requests
+themselves; the CLI's client does not import httpx until a page or an unusual request needs
+it (``tamis.http_cli``).
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ import http.cookiejar
 import os
 import ssl
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
+
+    from tamis.http_cli import CliSession
 
 USER_AGENT = "tamis/0.1 (search layer for AI agents; +https://github.com/tamis-search/tamis)"
 
@@ -84,6 +90,8 @@ def async_client(*, service: bool = False, cli: bool = False,
     request; not for one CLI call, where importing aiohttp costs more than it saves.
     ``cli``: for one CLI call: the same client over asyncio's streams and h11
     (``tamis.http_asyncio``), without importing httpcore and anyio's asyncio backend."""
+    import httpx
+
     if "verify" not in options:
         options["verify"] = DeferredCAContext(options.get("trust_env", True))
     if service:
@@ -97,13 +105,20 @@ def async_client(*, service: bool = False, cli: bool = False,
     return httpx.AsyncClient(**options)
 
 
-def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient:
+def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient | CliSession:
     """The client tamis asks backends and pages with (``options``: e.g. ``event_hooks``,
-    ``service``, ``cli``: see ``async_client``).
+    ``service``, ``cli``: see ``async_client``). With ``cli`` alone: a ``CliSession``, the
+    same client made when first needed (``tamis.http_cli``).
 
     No cookies: pages and backends must not track the agent across requests, and one
     site's cookies must never ride along to another request. Redirects are not followed
     (the page reader follows them itself, checking each hop)."""
+    if options == {"cli": True}:
+        from tamis.http_cli import CliSession
+
+        return CliSession(timeout, USER_AGENT, {"verify": DeferredCAContext(True)})
+    import httpx
+
     no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(
         allowed_domains=[]))
     settings: dict[str, Any] = {
@@ -118,5 +133,7 @@ def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient:
 
 def download_client(timeout: float) -> httpx.Client:
     """A blocking client for downloads a user asked for (``tamis lists update``)."""
+    import httpx
+
     return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
                         max_redirects=5)

@@ -38,6 +38,10 @@ import aiohttp
 import httpx
 from yarl import URL
 
+from tamis import http_errors
+from tamis.http_compose import compose
+from tamis.http_exchange import Answer, Exchange, Headers, HttpxExchange
+
 MAX_HEADER_BYTES = 65_536  # one status or header line at most (h11's whole head: 16 KiB)
 
 
@@ -52,32 +56,60 @@ def _said(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _mapped(exc: BaseException) -> httpx.TransportError | None:
-    """The httpx error httpcore raises for the failure aiohttp reports as ``exc``."""
+def _mapped(exc: BaseException, kinds: Any = httpx) -> Exception | None:
+    """The httpx error httpcore raises for the failure aiohttp reports as ``exc``
+    (``kinds``: ``httpx``, or ``tamis.http_errors.kinds``, the same names)."""
     message = _said(exc)
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
-        return httpx.ConnectTimeout("")  # httpcore's timeouts say nothing more
+        return kinds.ConnectTimeout("")  # httpcore's timeouts say nothing more
     if isinstance(exc, aiohttp.SocketTimeoutError | aiohttp.ServerTimeoutError):
-        return httpx.ReadTimeout("")
+        return kinds.ReadTimeout("")
     if isinstance(exc, aiohttp.ClientConnectorDNSError | aiohttp.ClientSSLError):
-        return httpx.ConnectError(str(exc.os_error) or message)  # the resolver's, TLS's words
+        return kinds.ConnectError(str(exc.os_error) or message)  # the resolver's, TLS's words
     if isinstance(exc, aiohttp.ClientConnectorError):
-        return httpx.ConnectError("All connection attempts failed")  # as anyio says it
+        return kinds.ConnectError("All connection attempts failed")  # as anyio says it
     if isinstance(exc, aiohttp.ServerDisconnectedError):
-        return httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return kinds.RemoteProtocolError("Server disconnected without sending a response.")
     if isinstance(exc, aiohttp.ClientPayloadError):
-        return httpx.RemoteProtocolError(
+        return kinds.RemoteProtocolError(
             "peer closed connection without sending complete message body"
             + (f" ({message})" if message else ""))
     if isinstance(exc, aiohttp.ClientResponseError):  # the answer's head could not be parsed
-        return httpx.RemoteProtocolError(str(exc.message) or message)
+        return kinds.RemoteProtocolError(str(exc.message) or message)
     if isinstance(exc, aiohttp.ClientOSError | aiohttp.ClientConnectionError):
-        return httpx.ReadError(message)
+        return kinds.ReadError(message)
     if isinstance(exc, aiohttp.InvalidURL):
-        return httpx.UnsupportedProtocol(message)
+        return kinds.UnsupportedProtocol(message)
     if isinstance(exc, aiohttp.ClientError):
-        return httpx.ReadError(message)
+        return kinds.ReadError(message)
     return None
+
+
+async def _chunks(response: aiohttp.ClientResponse, kinds: Any) -> AsyncIterator[bytes]:
+    """The answer's raw body, chunk by chunk as it arrives; a failure as ``kinds`` names it."""
+    received = 0
+    try:
+        async for chunk in response.content.iter_any():
+            received += len(chunk)
+            yield chunk
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        if isinstance(exc, aiohttp.ClientPayloadError):  # h11's words for a cut body
+            raise kinds.RemoteProtocolError(
+                "peer closed connection without sending complete message body"
+                f" ({_cut(response, received)})") from None
+        mapped = _mapped(exc, kinds)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def _cut(response: aiohttp.ClientResponse, received: int) -> str:
+    length = response.headers.get("Content-Length", "")
+    if length.isdigit():
+        return f"received {received} bytes, expected {int(length)}"
+    if "chunked" in response.headers.get("Transfer-Encoding", "").lower():
+        return "incomplete chunked read"
+    return _said(aiohttp.ClientPayloadError())
 
 
 class _Body(httpx.AsyncByteStream):
@@ -87,28 +119,8 @@ class _Body(httpx.AsyncByteStream):
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        received = 0
-        try:
-            async for chunk in self._response.content.iter_any():
-                received += len(chunk)
-                yield chunk
-        except (TimeoutError, aiohttp.ClientError) as exc:
-            if isinstance(exc, aiohttp.ClientPayloadError):  # h11's words for a cut body
-                raise httpx.RemoteProtocolError(
-                    "peer closed connection without sending complete message body"
-                    f" ({self._cut(received)})") from None
-            mapped = _mapped(exc)
-            if mapped is None:
-                raise
-            raise mapped from None
-
-    def _cut(self, received: int) -> str:
-        length = self._response.headers.get("Content-Length", "")
-        if length.isdigit():
-            return f"received {received} bytes, expected {int(length)}"
-        if "chunked" in self._response.headers.get("Transfer-Encoding", "").lower():
-            return "incomplete chunked read"
-        return _said(aiohttp.ClientPayloadError())
+        async for chunk in _chunks(self._response, httpx):
+            yield chunk
 
     async def aclose(self) -> None:
         self._response.release()  # kept alive only when read to its end
@@ -194,6 +206,58 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         self._abandon()
 
 
+class AiohttpAnswer(Answer):
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self._response = response
+        self.status_code = response.status
+        self.headers = Headers(response.raw_headers)
+
+    def aiter_raw(self) -> AsyncIterator[bytes]:
+        self.consumed = True
+        return _chunks(self._response, http_errors.kinds)
+
+    async def aclose(self) -> None:
+        self._response.release()  # kept alive only when read to its end
+
+
+class AiohttpExchange:
+    """A backend request on the transport's session, without httpx's ``Request`` and
+    ``Response``: the bytes httpx would send (``tamis.http_compose``; what it declines goes
+    through httpx), the transport's timeouts, and its errors in ``tamis.http_errors``."""
+
+    def __init__(self, client: ServiceClient, transport: AiohttpTransport) -> None:
+        self._client, self._transport = client, transport
+        self._httpx = HttpxExchange(client)
+
+    async def send(self, method: str, url: str, *, params: dict[str, Any] | None,
+                   json: Any, headers: dict[str, str], timeout: float | None) -> Answer:
+        client = self._client
+        base = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in client.headers.raw]
+        out = compose(method, url, params=params, json=json, headers=headers, base=base)
+        if out is None:
+            return await self._httpx.send(method, url, params=params, json=json,
+                                          headers=headers, timeout=timeout)
+        if timeout is None:
+            connect, read, pool = client.timeout.connect, client.timeout.read, \
+                client.timeout.pool
+        else:
+            connect = read = pool = timeout
+        session = self._transport._session_here()
+        try:
+            response = await session.request(
+                method, URL(out.url, encoded=True), headers=out.headers, data=out.body,
+                allow_redirects=False, compress=None, chunked=None,
+                timeout=aiohttp.ClientTimeout(
+                    total=None, sock_read=read, sock_connect=connect,
+                    connect=None if connect is None or pool is None else connect + pool))
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            mapped = _mapped(exc, http_errors.kinds)
+            if mapped is None:
+                raise
+            raise mapped from None
+        return AiohttpAnswer(response)
+
+
 class _NoCookies(httpx.Cookies):
     """The cookies of a client whose jar's policy refuses every cookie: there is nothing to
     extract from an answer (httpx would parse each answer's URL and headers to find that)."""
@@ -213,6 +277,26 @@ class ServiceClient(httpx.AsyncClient):
                 and isinstance(policy, http.cookiejar.DefaultCookiePolicy) \
                 and policy.allowed_domains() is not None and not policy.allowed_domains():
             self._cookies = _NoCookies(jar)  # the same jar, never asked to keep one
+        self._direct: tuple[tuple[Any, ...], Exchange] | None = None
+
+    def exchange(self) -> Exchange:
+        """The fan-out's carrier (``tamis.http_exchange``): straight on aiohttp, unless
+        something httpx does above the transport may play a part (event hooks, a proxy, auth,
+        cookies kept, client-wide parameters or base URL, redirects followed, a closed
+        client): then through httpx."""
+        if self.is_closed or self._event_hooks["request"] or self._event_hooks["response"]:
+            return HttpxExchange(self)
+        state = (self._transport, self._auth, self._params, self._base_url, self._cookies,
+                 self.follow_redirects)
+        if self._direct is None or any(a is not b for a, b in zip(state, self._direct[0],
+                                                                   strict=True)):
+            transport = self._transport
+            plain = isinstance(transport, AiohttpTransport) and not any(self._mounts.values()) \
+                and self._auth is None and not self._params and not str(self._base_url) \
+                and not self.follow_redirects and isinstance(self._cookies, _NoCookies)
+            self._direct = (state, AiohttpExchange(self, transport) if plain  # type: ignore[arg-type]
+                            else HttpxExchange(self))
+        return self._direct[1]
 
     def _merge_url(self, url: httpx.URL | str) -> httpx.URL:
         """An absolute URL as str is parsed once (``_parsed``), not on every request: a

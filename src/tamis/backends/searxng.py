@@ -23,12 +23,13 @@ become notes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
 from tamis.models import Note, RawHit, SearchRequest
+
+if TYPE_CHECKING:
+    import httpx
 
 JSON_DISABLED = (
     "SearXNG answered 403: JSON output is not enabled; enable `json` in `search.formats`"

@@ -2,10 +2,10 @@
 
 Input: a ``SearchRequest`` and the adapters. Output: one ``LineAnswer`` per line, in config
 order, whatever order they finished in. Every line is asked concurrently (one asyncio task
-each, one shared ``httpx.AsyncClient``; blocking libraries run in a thread). One deadline
-(``FanoutContext.timeout``) holds for the whole fan-out: a line that has not answered by then
-is reported as ``timeout`` with a note, and the answers of the others are kept. A line that
-failed is reported with a note; no line stops the rest.
+each, one shared client, asked through ``tamis.http_exchange``; blocking libraries run in a
+thread). One deadline (``FanoutContext.timeout``) holds for the whole fan-out: a line that
+has not answered by then is reported as ``timeout`` with a note, and the answers of the
+others are kept. A line that failed is reported with a note; no line stops the rest.
 
 Per line, in order:
 
@@ -44,12 +44,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
+from tamis import http_errors
 from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
-from tamis.errors import NoUsableKey
+from tamis.errors import HTTPFailure, NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
+from tamis.http_exchange import exchange_for
 from tamis.models import LineAnswer, LineOutcome, Note, RawHit, SearchRequest
 from tamis.pipeline.fanout_read import (  # MAX_ANSWER_BYTES: the size tests read it here
     MAX_ANSWER_BYTES,
@@ -88,7 +88,7 @@ class FanoutContext:
     ``make_adapter`` set one. ``now`` and ``rng`` are for tests.
     """
 
-    client: httpx.AsyncClient
+    client: Any  # an httpx.AsyncClient, or a client with its own ``exchange()``
     store: Store | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     timeout: float = TIMEOUT
@@ -128,33 +128,18 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     headers = {"User-Agent": USER_AGENT, **spec.headers}
     remaining = _remaining(deadline)
     try:
-        outgoing = ctx.client.build_request(
+        response = await exchange_for(ctx.client).send(
             spec.method, spec.url, params=spec.params, json=spec.json, headers=headers,
-            timeout=httpx.Timeout(remaining) if remaining is not None else httpx.USE_CLIENT_DEFAULT,
-        )
-        response = await ctx.client.send(outgoing, stream=True)
+            timeout=remaining)
         try:
             if response.status_code >= 400:  # the adapter may read the error's own words
-                adapter.check_status(await error_answer(response))
-            adapter.check_status(response)
+                adapter.check_status(await error_answer(response))  # type: ignore[arg-type]
+            adapter.check_status(response)  # type: ignore[arg-type]
             body = await read_capped(response, ctx.max_answer_bytes)
         finally:
             await response.aclose()
-    except httpx.TimeoutException as exc:
-        raise AnswerError(f"timed out ({type(exc).__name__})", kind="timeout",
-                          rest_key=isinstance(exc, httpx.ConnectTimeout)) from None
-    except httpx.UnsupportedProtocol as exc:  # a config mistake, not the key's fault
-        raise AnswerError(f"bad endpoint: {describe_error(exc, run.secrets)}",
-                          kind="bad_endpoint") from None
-    except httpx.DecodingError as exc:
-        raise AnswerError(f"unreadable answer: {describe_error(exc, run.secrets)}",
-                          kind="unreadable") from None
-    except httpx.TransportError as exc:
-        raise AnswerError(f"cannot connect: {describe_error(exc, run.secrets)}",
-                          rest_key=True, kind="unreachable") from None
-    except httpx.HTTPError as exc:
-        raise AnswerError(f"request failed: {describe_error(exc, run.secrets)}",
-                          kind="failed") from None
+    except HTTPFailure as exc:
+        raise _failed(exc, run) from None
     try:
         payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
@@ -165,6 +150,21 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     except AnswerError as exc:  # an answer the adapter cannot read: its shape
         exc.kind = exc.kind or "bad_answer"
         raise
+
+
+def _failed(exc: HTTPFailure, run: _Run) -> AnswerError:
+    """The note of a request that failed on its way, in the words httpx's error gave."""
+    if http_errors.is_a(exc, "TimeoutException"):
+        return AnswerError(f"timed out ({exc.name})", kind="timeout",
+                           rest_key=exc.name == "ConnectTimeout")
+    said = describe_error(exc, run.secrets)
+    if http_errors.is_a(exc, "UnsupportedProtocol"):  # a config mistake, not the key's fault
+        return AnswerError(f"bad endpoint: {said}", kind="bad_endpoint")
+    if http_errors.is_a(exc, "DecodingError"):
+        return AnswerError(f"unreadable answer: {said}", kind="unreadable")
+    if http_errors.is_a(exc, "TransportError"):
+        return AnswerError(f"cannot connect: {said}", rest_key=True, kind="unreachable")
+    return AnswerError(f"request failed: {said}", kind="failed")
 
 
 async def _keyless(adapter: Adapter, request: SearchRequest, ctx: FanoutContext,

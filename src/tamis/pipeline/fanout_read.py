@@ -8,21 +8,20 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-import httpx
-
 from tamis.backends.base import AnswerError
+from tamis.http_exchange import Answer, ReadAnswer, read_answer
 
 ERROR_BODY_BYTES = 65_536  # what an error answer may say, at most
 MAX_ANSWER_BYTES = 8_000_000  # a backend answer's most bytes, after decompression
 
 
-async def read_capped(response: httpx.Response, cap: int) -> bytes:
+async def read_capped(response: Answer, cap: int) -> bytes:
     """The answer's body after decompression, refused past ``cap`` bytes.
 
     gzip and deflate (what httpx asks for) are inflated here with zlib's ``max_length``, so
     no single chunk can inflate past the cap (a gzip bomb costs about ``cap`` of memory);
     another encoding goes through httpx's own decoder, chunk by chunk."""
-    if response.is_stream_consumed:  # a response hook read it already (check --record)
+    if response.content is not None:  # a response hook read it already (check --record)
         if len(response.content) > cap:
             raise AnswerError(_too_large(cap), kind="too_large")
         return response.content
@@ -30,7 +29,7 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.aiter_decoded():
             size += len(chunk)
             if size > cap:
                 raise AnswerError(_too_large(cap), kind="too_large")
@@ -58,17 +57,14 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
     return b"".join(chunks)
 
 
-async def error_answer(response: httpx.Response) -> httpx.Response:
+async def error_answer(response: Answer) -> ReadAnswer:
     """An error answer read whole, up to ``ERROR_BODY_BYTES`` (decompressed), as a plain
-    response ``check_status`` can read ``.json()`` or ``.text`` of."""
+    answer ``check_status`` can read ``.json()`` or ``.text`` of."""
     try:
         body = await read_capped(response, ERROR_BODY_BYTES)
     except AnswerError:
         body = b""
-    headers = [(k, v) for k, v in response.headers.multi_items()
-               if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-    return httpx.Response(response.status_code, headers=headers, content=body,
-                          request=response.request)
+    return read_answer(response, body)
 
 
 def _too_large(cap: int) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tamis import typed
 from tamis.backends.base import Adapter, Parsed
+from tamis.errors import HTTPFailure
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
 from tamis.store.base import Store
@@ -30,7 +31,8 @@ def describe_error(exc: BaseException, secrets: list[str]) -> str:
     """One scrubbed line for an exception: its type and (scrubbed, capped) text."""
     whole = scrub(str(exc), secrets).strip()  # scrub first: a key may span a line break
     text = whole.splitlines()[0][:200] if whole else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    name = exc.name if isinstance(exc, HTTPFailure) else type(exc).__name__  # httpx's name
+    return f"{name}: {text}" if text else name
 
 
 # -- store access that never takes a search down --------------------------------------------
