@@ -122,4 +122,6 @@ def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
     assert data == {"kind": "a", "score": 2.0, "counts": {"x": 1},
                     "tree": {"kind": "b", "score": 0.0, "counts": {}, "tree": None}}
     assert type(data["score"]) is float and type(data["counts"]["x"]) is int
+    trimmed = typed.to_data(value, exclude_none=True)  # the path with exclusions: the same
+    assert type(trimmed["score"]) is float and type(trimmed["tree"]["score"]) is float
     assert data == typed.adapter(Loose).dump_python(value, mode="json")

@@ -122,17 +122,19 @@ def to_data(value: Any, *, exclude_none: bool = False,
     if is_dataclass(value):
         out: dict[str, Any] = {}
         defaults = _defaults(kind) if exclude_defaults else None
+        floats = _float_fields(kind)
         for name in _field_names(kind):
             item = getattr(value, name)
             if exclude_none and item is None:
                 continue
+            if item.__class__ is int and name in floats:
+                item = float(item)  # as _dumper writes it
             if defaults is not None and name in defaults and item == defaults[name]:
                 continue
             out[name] = to_data(item, exclude_none=exclude_none,
                                 exclude_defaults=exclude_defaults)
         return out
     raise TypeError(f"to_data: cannot turn a {kind.__name__} into JSON data")
-
 
 
 def _plain(value: Any) -> Any:
@@ -159,12 +161,11 @@ def _dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
     """The dump of one dataclass as one dict display (made once per class, as dataclasses
     makes ``__init__``): a scalar as is, else ``_plain`` of it; an int in a ``float`` field
     as a float, as pydantic stores it (``"score": 1.0``, never ``1``)."""
-    hints = _hints(cls)
+    floats = _float_fields(cls)
     items = []
     for name in _field_names(cls):
-        floats = hints.get(name) in (float, float | None)
         items.append(f"{name!r}: v if (v := obj.{name}).__class__ is float else floated(v)"
-                     if floats else
+                     if name in floats else
                      f"{name!r}: v if (v := obj.{name}).__class__ in scalars else plain(v)")
     space: dict[str, Any] = {"scalars": _SCALAR_SET, "plain": _plain, "floated": _floated}
     exec(f"def dump(obj):\n    return {{{', '.join(items)}}}", space)
@@ -175,6 +176,13 @@ def _floated(value: Any) -> Any:
     if value.__class__ is int:
         return float(value)
     return value if value.__class__ in _SCALAR_SET else _plain(value)
+
+
+@cache
+def _float_fields(cls: type) -> frozenset[str]:
+    """The fields typed ``float`` (or ``float | None``): an int held there is dumped as a float."""
+    hints = _hints(cls)
+    return frozenset(name for name, tp in hints.items() if tp in (float, float | None))
 
 
 def _hints(cls: type) -> dict[str, Any]:
