@@ -33,7 +33,9 @@ def test_four_lines_of_300_ms_are_in_flight_together(server, run):
 
 
 def test_answers_come_back_in_config_order_whatever_order_they_finish(server, run):
-    delays = [0.25, 0.0, 0.15, 0.05]
+    # 150 ms between finishes: a loaded machine can start the four requests tens of ms
+    # apart (50 ms gaps once let /l3 finish after /l2 under a full suite on 2 cores).
+    delays = [0.45, 0.0, 0.3, 0.15]
     for i, delay in enumerate(delays):
         server.route(f"/l{i}", Reply(json=results(1, f"l{i}.example"), delay=delay))
     adapters = [make_adapter(LineConfig(name=f"l{i}", base_url=server.url,
