@@ -28,35 +28,35 @@ from tamis.pipeline.urls import (
 # (shown URL, dedupe key, host without www., key path, key query, ad click)
 Cleaned = tuple[str, str, str, str, str, bool]
 _HTTP = ("http", "https")
-# What _SIMPLE_URL never takes in a path or a query (a fragment: the first 33 and DEL)
+# What _SIMPLE_URL never takes in a path or a query (a fragment: the first 33 and DEL), as
+# a bytes.translate table: 1 for each of them, 0 for every other byte
 _UNSAFE = bytes(range(33)) + b'\x7f"<>\\^`{|}'
+_UNSAFE_TABLE = bytes(1 if b in _UNSAFE else 0 for b in range(256))
 _HOST_NAME = re.compile(r"[A-Za-z0-9.\-]+").fullmatch  # _SIMPLE_URL's host
 
 
 def simple_groups(raw: str) -> tuple[str, str, str | None, str | None] | None:
     """``_SIMPLE_URL.match(raw).groups()`` of an ASCII URL that starts ``http://`` or
-    ``https://`` and holds none of ``_UNSAFE``, split by str methods (a third of the regex's
-    cost); None for any other URL (ask the regex). The host name's characters are not
+    ``https://`` and holds none of ``_UNSAFE``, split by str methods (fewer instructions than
+    the regex); None for any other URL (ask the regex). The host name's characters are not
     checked here: the caller checks each distinct host name once (``_HOST_NAME``)."""
     if raw.startswith("https://"):
-        scheme, start = "https", 8
+        scheme, rest = "https", raw[8:]
     elif raw.startswith("http://"):
-        scheme, start = "http", 7
+        scheme, rest = "http", raw[7:]
     else:
         return None
-    data = raw.encode("ascii")
-    if len(data.translate(None, _UNSAFE)) != len(data):
+    if 1 in raw.encode("ascii").translate(_UNSAFE_TABLE):
         return None
-    end = raw.find("#", start)
-    body = raw if end < 0 else raw[:end]  # the path ends at the first '?' or '#'
-    mark = body.find("?", start)
-    query = None if mark < 0 else body[mark + 1:]
-    if mark >= 0:
-        body = body[:mark]
-    slash = body.find("/", start)
-    if slash < 0:
-        return scheme, body[start:], None, query
-    return scheme, body[start:slash], body[slash:], query
+    if "#" in rest:
+        rest = rest.partition("#")[0]  # the path ends at the first '?' or '#'
+    query = None
+    if "?" in rest:
+        rest, _, query = rest.partition("?")
+    if "/" in rest:
+        host, _, path = rest.partition("/")
+        return scheme, host, "/" + path, query
+    return scheme, rest, None, query
 
 
 def plain_key_path(path: str) -> bool:
