@@ -208,14 +208,16 @@ class _Terms:
         text = f"{c.title} {c.snippet} {c.host} {c.path}"
         if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
             raw = text.encode("ascii")
-            low = raw.translate(_ASCII_SPACES)
+            lowered = text.lower() if self.ascii_words else ""
             counts = {}
             doubled = None
-            for term, word, name in self.ascii_words:
-                # in some word: is it one (how many times)? (find: ``term in low`` first
-                # tries the term as a byte value, an exception raised and cleared each time)
-                if low.find(term) != -1:
+            for _, word, name in self.ascii_words:
+                # in some word: is it one (how many times)? A term (ASCII letters and digits)
+                # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes'
+                # ``in`` and ``find`` parse their arguments at a cost)
+                if name in lowered:
                     if doubled is None:
+                        low = raw.translate(_ASCII_SPACES)
                         doubled = b"  " + low.replace(b" ", b"  ") + b"  "
                     found = doubled.count(word)
                     if found:
