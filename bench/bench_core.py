@@ -1,6 +1,7 @@
 """Benchmark the core layer: merge + filter + rank of 1,000 raw results, and CLI start-up.
 
     python bench/bench_core.py
+    python bench/bench_core.py --instructions   # per-stage instruction counts (valgrind)
 
 Goals (issues 2 and 13): pipeline under 20 ms CPU for 1,000 raw results (each stage printed);
 `tamis --help` under 0.3 s. Every round starts with cold host caches.
@@ -209,6 +210,53 @@ def bench_fresh(rounds: int = 7) -> list[list[float]]:
             text=True).stdout.split()] for _ in range(rounds)]
 
 
+STAGE = """
+import operator, os, subprocess, sys
+sys.path.insert(0, {bench!r})
+import bench_core as b
+from tamis.pipeline.rules import Rules
+from tamis.settings import load_config
+policy = load_config(None).config.policy
+hits, query = b.raw_hits(1000), "proxmox thin pool metadata exhaustion recovery"
+tracking = policy.normalise.tracking_params
+b.run_pipeline(hits, query, policy)  # every module imported, every pattern compiled
+rules = Rules(policy)
+candidates, _ = b.merge(hits, tracking_params=tracking, max_chars=400, unwrapper=rules.unwrapper)
+kept, _ = b.filter_candidates(candidates, rules, query)
+b.cold_caches()
+rules = Rules(policy)
+stage = {{"merge": lambda: b.merge(hits, tracking_params=tracking, max_chars=400,
+                                   unwrapper=rules.unwrapper),
+          "filter": lambda: b.filter_candidates(candidates, rules, query),
+          "rank": lambda: b.rank(kept, query, policy.ranking)}}[sys.argv[1]]
+subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True)
+result = operator.call(stage)  # counted: only what runs inside operator.call
+"""
+
+
+def bench_instructions() -> dict[str, int] | None:
+    """Instructions (valgrind's callgrind, when installed) of one cold round of each stage on
+    the 1,000 raw hits: the same count on a busy machine as on an idle one. None without
+    valgrind. About 30 s a stage."""
+    import re
+    import shutil
+
+    if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        return None
+    code = STAGE.format(bench=str(Path(__file__).parent))
+    counts = {}
+    for stage in ("merge", "filter", "rank"):
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             "--toggle-collect=_operator_call", "--callgrind-out-file=/dev/null",
+             sys.executable, "-c", code, stage], capture_output=True, text=True, check=True)
+        found = re.search(r"Collected : (\d+)", run.stderr)
+        if found is None:
+            return None
+        counts[stage] = int(found.group(1))
+    return counts
+
+
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.2f} ms (min {min(values) * 1000:.2f})"
 
@@ -224,6 +272,15 @@ def bench_help(rounds: int = 7) -> float:
 
 
 def main() -> None:
+    if "--instructions" in sys.argv[1:]:
+        counts = bench_instructions()
+        if counts is None:
+            print("error: --instructions needs valgrind (callgrind and callgrind_control)")
+            sys.exit(1)
+        print("instructions, one cold round on 1,000 raw results (callgrind): " + ", ".join(
+            f"{stage} {n / 1e6:.2f}M" for stage, n in counts.items())
+            + f", in all {sum(counts.values()) / 1e6:.2f}M")
+        return
     stages = bench_pipeline()
     p = {name: statistics.median(values) for name, values in stages.items()}
     low = {name: min(values) for name, values in stages.items()}

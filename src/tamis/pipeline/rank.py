@@ -138,16 +138,28 @@ class Parts:
 
 
 class Ranked:
-    __slots__ = ("judged", "parts", "tie")
+    """A ranked result: its judged candidate, its score parts and the tie-break. The parts
+    are kept as a tuple (``values``, in ``Parts.FIELDS`` order) and made a ``Parts`` when
+    first read: an answer reads the parts of the results it returns, not of all it ranked."""
 
-    def __init__(self, judged: Judged, parts: Parts,
-                 tie: tuple[int, int, str] = (0, 0, "")) -> None:
+    __slots__ = ("_parts", "judged", "tie", "values")
+
+    def __init__(self, judged: Judged, values: tuple, tie: tuple[int, int, str] = (0, 0, "")
+                 ) -> None:
         self.judged = judged
-        self.parts = parts
+        self.values = values
         self.tie = tie  # best line order, best position, URL key
+        self._parts: Parts | None = None
 
     def __repr__(self) -> str:
         return f"Ranked({self.judged!r}, {self.parts!r}, {self.tie!r})"
+
+    @property
+    def parts(self) -> Parts:
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = Parts(*self.values)
+        return parts
 
     @property
     def candidate(self) -> Candidate:
@@ -196,14 +208,16 @@ class _Terms:
         text = f"{c.title} {c.snippet} {c.host} {c.path}"
         if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
             raw = text.encode("ascii")
-            low = raw.translate(_ASCII_SPACES)
+            lowered = text.lower() if self.ascii_words else ""
             counts = {}
             doubled = None
-            for term, word, name in self.ascii_words:
-                # in some word: is it one (how many times)? (find: ``term in low`` first
-                # tries the term as a byte value, an exception raised and cleared each time)
-                if low.find(term) != -1:
+            for _, word, name in self.ascii_words:
+                # in some word: is it one (how many times)? A term (ASCII letters and digits)
+                # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes'
+                # ``in`` and ``find`` parse their arguments at a cost)
+                if name in lowered:
                     if doubled is None:
+                        low = raw.translate(_ASCII_SPACES)
                         doubled = b"  " + low.replace(b" ", b"  ") + b"  "
                     found = doubled.count(word)
                     if found:
@@ -237,6 +251,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     ranked = []
     rounded: dict[float, float] = {}
     line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
+    keys: list[tuple[bool, float, tuple[int, int, str]]] = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
         c = j.candidate
@@ -274,21 +289,32 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         total = rounded.get(x) if x else None
         if total is None:
             total = rounded[x] = round(x, 4)
-        tier = "demoted" if v.demoted else ("primary" if v.preferred else "normal")
+        if v.demoted:
+            tier, last = "demoted", True
+        else:
+            tier, last = "primary" if v.preferred else "normal", False
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
                min(positions.values()) if positions else 0, c.key)
-        ranked.append(Ranked(j, Parts(engine, rel, prefer, multi, named, off, demote, total,
-                                      tier, 0.0, v.demoted, v.kept_by), tie))
-    ranked.sort(key=_order)
+        ranked.append(Ranked(j, (engine, rel, prefer, multi, named, off, demote, total, tier,
+                                 0.0, v.demoted, v.kept_by), tie))
+        keys.append((last, -total, tie))  # _order(ranked[-1])
+    ranked = _sorted(ranked, keys)
     if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
                                                 weights.same_site_top):
-        ranked.sort(key=_order)
+        ranked = _sorted(ranked, [_order(item) for item in ranked])
     return ranked
 
 
 def _order(item: Ranked) -> tuple[bool, float, tuple[int, int, str]]:
     """Demoted last, best total first, then the tie-break (never arrival order)."""
-    return item.parts.tier == "demoted", -item.parts.total, item.tie
+    values = item.values
+    return values[8] == "demoted", -values[7], item.tie
+
+
+def _sorted(ranked: list[Ranked], keys: list[tuple[bool, float, tuple[int, int, str]]]
+            ) -> list[Ranked]:
+    """``sorted(ranked, key=_order)`` with each item's key given (``keys[i]``: its key)."""
+    return [ranked[i] for i in sorted(range(len(ranked)), key=keys.__getitem__)]
 
 
 def _vary(ranked: list[Ranked], penalty: float, top: int) -> bool:
@@ -313,9 +339,10 @@ def _vary(ranked: list[Ranked], penalty: float, top: int) -> bool:
         verdict = item.judged.verdict
         if site in first and site in repeating and not (verdict.preferred
                                                          or verdict.named_part):
-            p = item.parts
-            p.same_site = _r(-penalty)
-            p.total = _r(p.total + p.same_site)
+            values = item.values  # (read before any Parts is made of them)
+            same_site = _r(-penalty)
+            item.values = (*values[:7], _r(values[7] + same_site), values[8], same_site,
+                           *values[10:])
             changed = True
         first.add(site)
     return changed

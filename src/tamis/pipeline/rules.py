@@ -234,16 +234,35 @@ class Rules:
     def judge_all(self, candidates: list[Candidate], query_text: str,
                   intent: QueryIntent) -> list[Verdict]:
         """``judge`` of each candidate (its host, path, query and title), what depends on
-        the host alone worked out once per host."""
+        the host alone worked out once per host, what depends on the query once."""
         hosts: dict[str, _HostPart] = {}
         out = []
+        prefer = self.lifted[intent.kind].prefer
+        needs = self._plain or self._plain_paths()
+        literals, heads = needs if needs is not None else (None, ())
+        placeholder = self.placeholders.match
+        judge_url = self._judge_url
         for c in candidates:
             host = c.host
             part = hosts.get(host)
             if part is None:
                 part = hosts[host] = self._host_part(query_text, host)
-            out.append(self._judge_url(host, c.path, c.query, query_text, intent, c.title,
-                                       part))
+            segments = split_path(c.path)
+            if literals is not None and segments and not c.query and part[1].listed is None \
+                    and literals.isdisjoint(segments):
+                # _judge_url's first test, inline: the host's verdict once it is known
+                subject = "/" + "/".join(segments)
+                for head in heads:
+                    if head in subject:
+                        break
+                else:
+                    verdict = part[3].get(prefer)
+                    if verdict is not None and placeholder(c.title, host,
+                                                           part[1].domain) is None:
+                        out.append(verdict)
+                        continue
+            out.append(judge_url(host, c.path, c.query, query_text, intent, c.title, part,
+                                 segments))
         return out
 
     def _host_part(self, query_text: str, host: str) -> _HostPart:
@@ -267,11 +286,14 @@ class Rules:
         return self._plain  # type: ignore[return-value]
 
     def _judge_url(self, host: str, path: str, query: str, query_text: str,
-                   intent: QueryIntent, title: str | None, part: _HostPart) -> Verdict:
+                   intent: QueryIntent, title: str | None, part: _HostPart,
+                   segments: list[str] | None = None) -> Verdict:
+        """``segments``: ``split_path(path)``, when the caller has them (never changed)."""
         match, facts, demoted, plain = part
         lifted = self.lifted[intent.kind]
         named = match == 2
-        segments = split_path(path)
+        if segments is None:
+            segments = split_path(path)
         if segments and not query and facts.listed is None:
             # below the root, no query string, no listed host: only the path can drop it
             subject = "/" + "/".join(segments)
