@@ -121,7 +121,6 @@ class SQLiteStore:
         self._stop_writer: weakref.finalize | None = None
         self._failure: BaseException | None = None  # a batch that could not be written
         self._closed = False
-        self._writes = 0
 
     # -- reads: this process's own writes first, then the file -----------------------------
     def get(self, namespace: str, key: str) -> bytes | None:
@@ -146,7 +145,6 @@ class SQLiteStore:
         self._enqueue((namespace, key), (None, None))
 
     def _enqueue(self, where: tuple[str, str], entry: Pending) -> None:
-        self._raise_failure()
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
@@ -154,6 +152,7 @@ class SQLiteStore:
             self._start()
             self._queue.put((where, entry))
         wrote(self)
+        self._raise_failure()  # an earlier batch's, said once (this write is queued)
 
     def incr(self, namespace: str, key: str, ttl: float) -> int:
         done = Done()
