@@ -33,7 +33,7 @@ from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, hos
 from tamis.interfaces.http_errors import error_for, error_response
 from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
-from tamis.store.base import settled, track_writes
+from tamis.store.writes import settled, track_writes
 
 log = logging.getLogger("tamis.serve")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -49,49 +48,6 @@ class Store(Protocol):
     def close(self) -> None:
         """Flush, then close."""
         ...
-
-
-# The stores written to by the work this context runs (``track_writes``): a list shared with
-# the tasks it starts (they copy the context, and so the same list).
-_WRITES: ContextVar[list[Store] | None] = ContextVar("tamis_store_writes", default=None)
-
-
-def track_writes() -> list[Store]:
-    """From now on in this context (a request's task and the tasks it starts), the stores
-    that ``wrote`` is told of are listed here, for ``settled``."""
-    written: list[Store] = []
-    _WRITES.set(written)
-    return written
-
-
-def wrote(store: Store) -> None:
-    """A store that writes in a thread of its own says so on each write."""
-    written = _WRITES.get()
-    if written is not None and not any(s is store for s in written):
-        written.append(store)
-
-
-async def settled(stores: list[Store]) -> None:
-    """Wait, without blocking the event loop, until what ``stores`` were given so far is
-    visible to other processes (``track_writes``' list: only what this work wrote waits)."""
-    for store in stores:
-        pending = store.written()
-        if pending is not None:
-            await _done(pending)
-
-
-async def _done(pending: Written) -> None:
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
-
-    def resolve() -> None:
-        if not done.done():  # not cancelled meanwhile
-            done.set_result(None)
-
-    pending.add_done_callback(lambda: loop.call_soon_threadsafe(resolve))
-    await done
 
 
 class MemoryStore:

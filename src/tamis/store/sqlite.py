@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tamis.errors import ConfigError
-from tamis.store.base import wrote
+from tamis.store.writes import wrote
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (
