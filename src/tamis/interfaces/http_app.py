@@ -111,6 +111,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         try:
             yield
         finally:
+            service.layer.store.flush()  # nothing a search stored is lost at shut-down
             if own:
                 await service.layer.aclose()
 

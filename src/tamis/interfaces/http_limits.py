@@ -1,5 +1,6 @@
 """The service's limits, in one pass over each request (``Guard``), and for each search
-(``Service.limited``).
+(``Service.limited``), which answers once what the search stored is visible to every
+worker.
 
 ``Guard`` (pure ASGI, around every endpoint): the Host allow-list and the token
 (``http_auth``), the body-size limit (the body is read once, declared or chunked, and
@@ -32,6 +33,7 @@ from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, hos
 from tamis.interfaces.http_errors import error_for, error_response
 from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
+from tamis.store.writes import settled, track_writes
 
 log = logging.getLogger("tamis.serve")
 
@@ -176,15 +178,22 @@ class Service:
     async def limited(self, request: Request, work: Awaitable[Any]) -> tuple[Any, str | None]:
         """Run one search or read under the service's limits: (its answer, a note or None)."""
         cfg = self.config()
+        written = track_writes()
         try:
             note = self.rate_limited(request)
             async with self.slot():
                 try:
                     async with asyncio.timeout(cfg.request_timeout):  # no extra task
-                        return await work, note
+                        done = await work
                 except TimeoutError:
                     raise HTTPError(504, f"no answer within the {cfg.request_timeout:g} s"
                                          " request deadline") from None
+            # What it stored (answers, line answers, key rests) visible to every worker
+            # before the answer goes out: a repeat asked of another finds it. The store
+            # writes in its own thread; the loop serves other requests meanwhile, and a
+            # request that stored nothing (a repeat) waits for nobody's writes.
+            await settled(written)
+            return done, note
         finally:
             close(work)  # a no-op once awaited
 

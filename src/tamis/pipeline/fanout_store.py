@@ -18,7 +18,7 @@ from tamis.backends.base import Adapter, Parsed
 from tamis.errors import HTTPFailure
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
-from tamis.store.base import Store
+from tamis.store.base import Store, Written
 from tamis.typed import to_data
 
 CACHE_NAMESPACE = "answers"
@@ -65,6 +65,16 @@ class GuardedStore:
     def delete(self, namespace: str, key: str) -> None:
         try:
             self.store.delete(namespace, key)
+        except Exception as exc:
+            self._fail(exc)
+
+    def written(self) -> Written | None:
+        written = getattr(self.store, "written", None)
+        return written() if written is not None else None
+
+    def flush(self) -> None:
+        try:
+            self.store.flush()
         except Exception as exc:
             self._fail(exc)
 

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from tamis.errors import ConfigError
+
+
+class Written(Protocol):
+    """Done once the writes made before it are visible to other processes."""
+
+    def wait(self) -> None: ...
+
+    def add_done_callback(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` (in any thread) once done; at once when done already."""
+        ...
 
 
 @runtime_checkable
@@ -25,7 +36,18 @@ class Store(Protocol):
         (fixed-window rate limits shared by every process on the store)."""
         ...
 
-    def close(self) -> None: ...
+    def written(self) -> Written | None:
+        """Done once every write made so far is visible to other processes; None
+        when that is so already (a store that writes in the caller's thread)."""
+        ...
+
+    def flush(self) -> None:
+        """Wait until every write made so far is visible to other processes."""
+        ...
+
+    def close(self) -> None:
+        """Flush, then close."""
+        ...
 
 
 class MemoryStore:
@@ -57,6 +79,12 @@ class MemoryStore:
         expires = item[1] if raw and item else time.time() + ttl
         self._data[(namespace, key)] = (str(count).encode(), expires)
         return count
+
+    def written(self) -> Written | None:
+        return None  # one process: nothing to wait for
+
+    def flush(self) -> None:
+        return None
 
     def close(self) -> None:
         self._data.clear()

@@ -1,0 +1,62 @@
+"""Which stores a request wrote to, and waiting until those writes are visible to other
+processes (``tamis serve`` answers once they are). A store that writes in a thread of its own
+(``tamis.store.sqlite``) calls ``wrote`` on each write; ``Store.written`` (``tamis.store.base``)
+tells when its writes so far are committed. Standard library only, no other tamis module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Protocol
+
+
+class _Written(Protocol):
+    def add_done_callback(self, callback: Callable[[], object]) -> None: ...
+
+
+class _Writing(Protocol):
+    def written(self) -> _Written | None: ...
+
+
+# The stores written to by the work this context runs (``track_writes``): a list shared with
+# the tasks it starts (they copy the context, and so the same list).
+_WRITES: ContextVar[list[_Writing] | None] = ContextVar("tamis_store_writes", default=None)
+
+
+def track_writes() -> list[_Writing]:
+    """From now on in this context (a request's task and the tasks it starts), the stores
+    that ``wrote`` is told of are listed here, for ``settled``."""
+    written: list[_Writing] = []
+    _WRITES.set(written)
+    return written
+
+
+def wrote(store: _Writing) -> None:
+    """A store that writes in a thread of its own says so on each write."""
+    written = _WRITES.get()
+    if written is not None and not any(s is store for s in written):
+        written.append(store)
+
+
+async def settled(stores: list[_Writing]) -> None:
+    """Wait, without blocking the event loop, until what ``stores`` were given so far is
+    visible to other processes (``track_writes``' list: only what this work wrote waits)."""
+    for store in stores:
+        pending = store.written()
+        if pending is not None:
+            await _done(pending)
+
+
+async def _done(pending: _Written) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def resolve() -> None:
+        if not done.done():  # not cancelled meanwhile
+            done.set_result(None)
+
+    pending.add_done_callback(lambda: loop.call_soon_threadsafe(resolve))
+    await done
