@@ -247,9 +247,13 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        # a button link's line ("Get started") is a call to action, not the page's text
-        region = normalize(drop_button_lines(region_markdown(doc, needed), doc))
-        if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
+        region = region_markdown(doc, needed)
+        # Cutting lines and blank runs never lengthens it: a region no longer than needed
+        # loses already, and is not tidied
+        if region and (menu or len(region) > needed):
+            # a button link's line ("Get started") is a call to action, not the page's text
+            region = normalize(drop_button_lines(region, doc))
+        if region and (menu or len(region) > needed):
             if page_type == "article":  # its share bars and related lists (boilerplate)
                 region = normalize(drop_widget_lines(region, doc, on_region=True))
             return Extracted(title, region, "region", page_type, hidden)
