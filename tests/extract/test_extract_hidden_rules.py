@@ -46,3 +46,24 @@ def test_rules_on_tags_classes_and_ids_cut_their_elements() -> None:
         assert kept in text, kept
     assert counts == {"display": 1, "visibility": 2, "opacity": 1, "same-colour": 1,
                       "not-on-desktop": 1, "hidden": 1}
+
+
+def test_only_simple_selectors_of_a_rule_apply_and_media_shows_again() -> None:
+    doc = parse("""<html><head><style>
+      .menu .item, .gone, div > p { display: none }
+      .wrap .inner { display: none }
+      .hidden { DISPLAY: none }
+      @media (min-width: 768px) { .md\\:block { Display: BLOCK } }
+    </style></head><body>
+      <div class="gone">GoneWords</div>
+      <div class="wrap"><p class="inner">InnerWords a complex selector does not reach</p></div>
+      <p class="hidden md:block">ShownWords on a desktop screen</p>
+      <p class="hidden">HiddenWords</p>
+    </body></html>""")
+    assert doc is not None
+    rules = page_rules(doc)
+    assert set(rules.by_key) == {".gone", ".hidden"} and ".md:block" in rules.shown_in_media
+    strip_hidden(doc)
+    text = doc.text_content()
+    assert "GoneWords" not in text and "HiddenWords" not in text
+    assert "InnerWords" in text and "ShownWords" in text

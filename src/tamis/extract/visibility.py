@@ -215,6 +215,11 @@ def _rules(css: str) -> list[tuple[str, str]]:
     return found
 
 
+WANTED = frozenset({"display", "visibility", "opacity", "font-size", "clip", "clip-path",
+                    "width", "height", "overflow", "position", "left", "top", "right",
+                    "text-indent", "color", "background", "background-color"})
+
+
 def page_rules(doc: HtmlElement) -> StyleRules:
     rules = StyleRules()
     for style in doc.iter("style"):
@@ -223,18 +228,18 @@ def page_rules(doc: HtmlElement) -> StyleRules:
             continue
         top, media = _strip_at_blocks(css) if "@" in css else (css, "")
         for selectors, body in _rules(top):
-            decl = _declarations(body)
-            wanted = {k: v for k, v in decl.items() if k in (
-                "display", "visibility", "opacity", "font-size", "clip", "clip-path", "width",
-                "height", "overflow", "position", "left", "top", "right", "text-indent",
-                "color", "background", "background-color")}
+            simple = [selector for selector in map(str.strip, selectors.split(","))
+                      if selector and _SIMPLE_SELECTOR.match(selector)]
+            if not simple:  # only simple selectors are applied: no declarations to read
+                continue
+            wanted = {k: v for k, v in _declarations(body).items() if k in WANTED}
             if not wanted:
                 continue
-            for selector in selectors.split(","):
-                selector = selector.strip()
-                if _SIMPLE_SELECTOR.match(selector) and selector:
-                    rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
+            for selector in simple:
+                rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
         for selectors, body in _rules(media):
+            if "display" not in body.lower():
+                continue
             display = _declarations(body).get("display", "")
             if display and not display.startswith("none"):
                 for selector in selectors.split(","):
