@@ -13,7 +13,8 @@ CPU: ``time.process_time`` around the extraction of one generated 200 kB page (d
 main text to markdown), for an article (trafilatura path) and a forum thread (tamis's own
 per-post path). Then, on the WCXB dev pages in ../shared when present: median CPU per page
 of ``tamis.extract.extract_text`` beside plain ``trafilatura.extract`` on the same pages,
-interleaved (each first on every other page: the second on a page runs faster), and how
+with its defaults and with the options tamis gives it, interleaved (each first on every
+third page: the next on a page runs faster), and how
 many sentences the planted-instruction detector flags on them (each
 one is a false positive: these are ordinary pages). Prints figures; asserts nothing
 (shared, noisy machines).
@@ -38,7 +39,14 @@ from tamis.extract import extract_results, injections
 from tamis.extract.budget import scored_blocks
 from tamis.extract.decode import decode
 from tamis.extract.dedupe import shingles
-from tamis.extract.html import extract_html, extract_text, trafilatura_module
+from tamis.extract.html import (
+    DEFAULT_OPTIONS,
+    TYPE_OPTIONS,
+    extract_html,
+    extract_text,
+    page_type,
+    trafilatura_module,
+)
 from tamis.models import Result
 from tamis.policy.schema import ExtractionConfig
 
@@ -195,7 +203,10 @@ def dev_pages(limit: int) -> list[tuple[str, str]]:
 
 
 def cpu_against_trafilatura(limit: int) -> None:
-    """Median CPU per page of tamis's extract_text beside plain trafilatura, same pages."""
+    """Median CPU per page of tamis's extract_text beside plain trafilatura, same pages:
+    trafilatura with its defaults, and with the options tamis gives it (``with_trafilatura``:
+    markdown, tables, formatting, no links or images, no deduplication, the page type's
+    ``TYPE_OPTIONS``; the type is found in an untimed pass first)."""
     pages = dev_pages(limit)
     if not pages:
         print("no dev pages (../shared/fixtures/extract-dev): CPU beside trafilatura skipped")
@@ -205,24 +216,33 @@ def cpu_against_trafilatura(limit: int) -> None:
         print("trafilatura cannot be imported: nothing to compare with")
         return
     extract_text(pages[0][0], pages[0][1])
-    ours, theirs = [], []
+    options = [TYPE_OPTIONS.get(page_type(html, url), DEFAULT_OPTIONS) for html, url in pages]
+    times: dict[str, list[float]] = {"tamis": [], "defaults": [], "same": []}
     flagged: list[str] = []
-    # Interleaved, so that machine load hits both alike, and in turn first on a page: the
-    # second extractor on the same page runs some ms faster (caches warmed by the first).
+    # Interleaved, so that machine load hits all alike, and each first on a page in turn:
+    # the next extractor on the same page runs some ms faster (caches warmed by the first).
     for index, (html, url) in enumerate(pages):
-        for ours_now in ((True, False) if index % 2 == 0 else (False, True)):
+        names = ("tamis", "defaults", "same")
+        for name in names[index % 3:] + names[:index % 3]:
             start = time.process_time()
-            if ours_now:
+            if name == "tamis":
                 text = extract_text(html, url)
-                ours.append(time.process_time() - start)
+                times[name].append(time.process_time() - start)
                 flagged += [f"{url}: {flag.text[:100]}" for flag in injections.find(text)]
-            else:
+                continue
+            if name == "defaults":
                 module.extract(html, url=url, output_format="markdown")
-                theirs.append(time.process_time() - start)
+            else:
+                module.extract(html, url=url, output_format="markdown", include_tables=True,
+                               include_formatting=True, include_links=False,
+                               include_images=False, deduplicate=False, **options[index])
+            times[name].append(time.process_time() - start)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    total = {name: sum(values) for name, values in times.items()}
     print(f"CPU per dev page ({len(pages)} WCXB pages), median: tamis extract_text"
-          f" {statistics.median(ours) * 1000:6.1f} ms | plain trafilatura.extract"
-          f" {statistics.median(theirs) * 1000:6.1f} ms  (total {sum(ours):.1f} s vs"
-          f" {sum(theirs):.1f} s)")
+          f" {ms['tamis']:6.1f} ms | plain trafilatura.extract, tamis's options"
+          f" {ms['same']:6.1f} ms | its defaults {ms['defaults']:6.1f} ms"
+          f"  (total {total['tamis']:.1f} s | {total['same']:.1f} s | {total['defaults']:.1f} s)")
     print(f"instruction flags on the dev pages' ordinary text (false positives):"
           f" {len(flagged)} in {len(pages)} pages")
     for line in flagged:

@@ -21,6 +21,7 @@ landing page typed article is made of them) (``on_region``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -65,6 +66,14 @@ def _holds_prose(element: HtmlElement) -> bool:
     return False
 
 
+@lru_cache(maxsize=8192)
+def _names_widget(value: str, camel_case: bool, on_region: bool) -> bool:
+    """Whether a class or id value holds a widget word (kept per distinct value: pages
+    repeat them)."""
+    pattern = _REGION_WORD if on_region else _ANY_WORD
+    return bool(pattern.search((_CAMEL.sub(" ", value) if camel_case else value).lower()))
+
+
 def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
             on_region: bool = False) -> list[HtmlElement]:
     """The outermost widget elements under ``root`` (see the module); with ``camel_case``,
@@ -73,9 +82,8 @@ def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
     (``_holds_prose``) is no widget, nor is a call to action or a promo."""
     ceiling = MAX_SHARE * page_chars
     found: list[HtmlElement] = []
-    pattern = _REGION_WORD if on_region else _ANY_WORD
     for value in root.xpath(".//@class | .//@id"):  # document order, in C
-        if not pattern.search((_CAMEL.sub(" ", value) if camel_case else value).lower()):
+        if not _names_widget(str(value), camel_case, on_region):
             continue
         element = value.getparent()
         if found and (element is found[-1] or any(a is found[-1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -21,7 +22,7 @@ from lxml.html import HtmlElement
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.docs import docs_text, drop_button_lines, prepare_docs
-from tamis.extract.jsonld import add_missing_facts, read_products
+from tamis.extract.jsonld import ProductFacts, add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
@@ -64,9 +65,30 @@ def normalize(text: str) -> str:
     return "\n".join(out).strip()
 
 
+_PARSERS = threading.local()
+
+
+def _parser() -> lxml.html.HTMLParser:
+    """lxml.html's parser with its element classes picked in C: lxml.html's default lookup
+    is a Python method run for every element proxy made (tamis's walks and trafilatura's
+    over the same tree), and chooses form classes (``FormElement``, ``InputElement``...)
+    that no reader here uses. Every element is an ``HtmlElement`` (``text_content``,
+    ``drop_tree``, ``classes``, ``iterlinks`` as before). One parser per thread: pages
+    are parsed in worker threads, and an lxml parser parses one document at a time."""
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is not None:
+        return parser
+    parser = lxml.html.HTMLParser()
+    parser.set_element_class_lookup(lxml.etree.ElementDefaultClassLookup(
+        element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment,
+        pi=lxml.html.HtmlProcessingInstruction, entity=lxml.html.HtmlEntity))
+    _PARSERS.parser = parser
+    return parser
+
+
 def parse(text: str) -> HtmlElement | None:
     try:
-        return lxml.html.fromstring(_XML_DECL.sub("", text, count=1))
+        return lxml.html.fromstring(_XML_DECL.sub("", text, count=1), parser=_parser())
     except (lxml.etree.ParserError, ValueError):
         return None
 
@@ -173,17 +195,30 @@ def fallback(doc: HtmlElement) -> str:
     return converter.convert(main[0] if len(main) == 1 else root)
 
 
-def extract_page(text: str, url: str | None = None) -> Extracted:
-    """Parse once, drop what a browser would not show, classify, extract by page type."""
+def _prepared(text: str, url: str | None) -> tuple[
+        HtmlElement | None, str, Counter[str], str, ProductFacts | None]:
+    """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
-        return Extracted(title, "", "fallback", "service")
+        return None, title, Counter(), "service", None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
-    facts = products.facts
     hidden = strip_hidden(doc)
-    page_type = classify(doc, url, products.count, products.types)
+    return doc, title, hidden, classify(doc, url, products.count, products.types), \
+        products.facts
+
+
+def page_type(text: str, url: str | None = None) -> str:
+    """The type ``extract_page`` reads this page as (its ``TYPE_OPTIONS`` for trafilatura)."""
+    return _prepared(text, url)[3]
+
+
+def extract_page(text: str, url: str | None = None) -> Extracted:
+    """Parse once, drop what a browser would not show, classify, extract by page type."""
+    doc, title, hidden, page_type, facts = _prepared(text, url)
+    if doc is None:
+        return Extracted(title, "", "fallback", page_type)
     found = extract_structured(doc)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
@@ -212,9 +247,13 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     menu = bool(extracted) and is_menu(extracted or "", doc)
     if ratio is not None or menu:
         needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        # a button link's line ("Get started") is a call to action, not the page's text
-        region = normalize(drop_button_lines(region_markdown(doc, needed), doc))
-        if region and (menu or len(region) > (ratio or 0) * len(extracted or "")):
+        region = region_markdown(doc, needed)
+        # Cutting lines and blank runs never lengthens it: a region no longer than needed
+        # loses already, and is not tidied
+        if region and (menu or len(region) > needed):
+            # a button link's line ("Get started") is a call to action, not the page's text
+            region = normalize(drop_button_lines(region, doc))
+        if region and (menu or len(region) > needed):
             if page_type == "article":  # its share bars and related lists (boilerplate)
                 region = normalize(drop_widget_lines(region, doc, on_region=True))
             return Extracted(title, region, "region", page_type, hidden)

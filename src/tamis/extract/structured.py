@@ -362,9 +362,12 @@ class DocsConverter(Converter):
         return super()._skip(element) or is_docs_widget(element)
 
 
+_CLASS_VALUES = lxml.etree.XPath("//@class", smart_strings=False)  # strings, no parents
+
+
 def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
     """(kind, markdown) for a forum thread or a docs page tamis recognises, else None."""
-    classes = set(" ".join(doc.xpath("//@class")).split())
+    classes = set(" ".join(_CLASS_VALUES(doc)).split())
     for kind, find_posts, needs in FORUMS:
         if needs is not None and needs.isdisjoint(classes):
             continue

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from lxml.etree import Element
 from lxml.html import HtmlElement
 
 from tamis.extract.responsive import hidden_on_desktop
@@ -55,8 +57,6 @@ NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": 
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _SIMPLE_SELECTOR = re.compile(r"^([a-zA-Z][a-zA-Z0-9]*)?([.#][\w-]+)?$")
 _BRACE = re.compile(r"[{}]")
-_NAMED_OR_STYLED = ("descendant-or-self::*[@hidden or @aria-hidden or @style or @class"
-                    " or @id]")
 _DECL_NAME = re.compile(r"[a-z-]+")
 _PX = re.compile(r"^(-?\d+(?:\.\d+)?)(px|em|rem|%|pt|vw|vh)?$")
 
@@ -215,6 +215,11 @@ def _rules(css: str) -> list[tuple[str, str]]:
     return found
 
 
+WANTED = frozenset({"display", "visibility", "opacity", "font-size", "clip", "clip-path",
+                    "width", "height", "overflow", "position", "left", "top", "right",
+                    "text-indent", "color", "background", "background-color"})
+
+
 def page_rules(doc: HtmlElement) -> StyleRules:
     rules = StyleRules()
     for style in doc.iter("style"):
@@ -223,18 +228,18 @@ def page_rules(doc: HtmlElement) -> StyleRules:
             continue
         top, media = _strip_at_blocks(css) if "@" in css else (css, "")
         for selectors, body in _rules(top):
-            decl = _declarations(body)
-            wanted = {k: v for k, v in decl.items() if k in (
-                "display", "visibility", "opacity", "font-size", "clip", "clip-path", "width",
-                "height", "overflow", "position", "left", "top", "right", "text-indent",
-                "color", "background", "background-color")}
+            simple = [selector for selector in map(str.strip, selectors.split(","))
+                      if selector and _SIMPLE_SELECTOR.match(selector)]
+            if not simple:  # only simple selectors are applied: no declarations to read
+                continue
+            wanted = {k: v for k, v in _declarations(body).items() if k in WANTED}
             if not wanted:
                 continue
-            for selector in selectors.split(","):
-                selector = selector.strip()
-                if _SIMPLE_SELECTOR.match(selector) and selector:
-                    rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
+            for selector in simple:
+                rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
         for selectors, body in _rules(media):
+            if "display" not in body.lower():
+                continue
             display = _declarations(body).get("display", "")
             if display and not display.startswith("none"):
                 for selector in selectors.split(","):
@@ -277,6 +282,33 @@ def _speaks_to_ai(el: HtmlElement) -> bool:
     return bool(find(el.text_content()))
 
 
+def candidates(doc: HtmlElement, rules: StyleRules) -> Iterator[HtmlElement]:
+    """In document order, the elements that can be hidden or declare a colour: those with
+    ``hidden``, ``aria-hidden`` or ``style``, those of a tag the page's rules name, and
+    those whose class value hides them on a desktop (``responsive``) or holds a class the
+    rules name, or whose id the rules name. (A Python walk with a verdict per distinct
+    class value measured faster than lxml's XPath over the tree.)"""
+    tags, names = rules.tags, rules.names
+    verdicts: dict[str, bool] = {}
+    for el in doc.iter(Element):
+        get = el.get
+        if (get("style") is not None or get("hidden") is not None
+                or get("aria-hidden") is not None or el.tag in tags):
+            yield el
+            continue
+        classes = get("class")
+        if classes is not None:
+            verdict = verdicts.get(classes)
+            if verdict is None:
+                verdict = verdicts[classes] = hidden_on_desktop(classes) or bool(
+                    names and any(name in names for name in classes.split()))
+            if verdict:
+                yield el
+                continue
+        if names and get("id") in names:
+            yield el
+
+
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
     counts: Counter[str] = Counter()
@@ -285,9 +317,7 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
     for el in doc.iter(*DROP_TAGS):
         doomed.append((el, el.tag))
     backgrounds: dict[HtmlElement, str | None] = {}
-    # Without tag rules only an element with one of these attributes can be hidden (or
-    # declare a background): XPath finds them in C, in document order.
-    for el in doc.iter() if rules.tags else doc.xpath(_NAMED_OR_STYLED):
+    for el in candidates(doc, rules):
         tag = el.tag
         if not isinstance(tag, str) or tag in DROP_TAGS:
             continue
@@ -328,14 +358,18 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             if declared == text_colour:
                 doomed.append((el, "same-colour"))
     removed: set[HtmlElement] = set()
-    panels = tab_panels(doc)
-    body = doc.find("body")
-    whole = _page_chars(body if body is not None else doc) if doomed else 0
+    panels = tab_panels(doc) if any(  # only a panel's own role can make it one
+        r in TAB_REASONS and el.get("role") == "tabpanel" for el, r in doomed) else set()
+    whole = -1  # the page's characters, counted when a hidden block may be revealed
     for el, reason in doomed:
         if reason in keep:
             continue
-        if reason in REVEALED and _revealed(el.text_content(), whole):
-            continue  # much of the page hidden: a script fades it in, as a browser shows
+        if reason in REVEALED:
+            if whole < 0:
+                body = doc.find("body")
+                whole = _page_chars(body if body is not None else doc)
+            if _revealed(el.text_content(), whole):
+                continue  # much of the page hidden: a script fades it in, as a browser shows
         if el in panels and reason in TAB_REASONS and not _speaks_to_ai(el):
             for name in ("hidden", "aria-hidden", "style"):  # readers drop them too
                 el.attrib.pop(name, None)
