@@ -125,3 +125,73 @@ def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
     trimmed = typed.to_data(value, exclude_none=True)  # the path with exclusions: the same
     assert type(trimmed["score"]) is float and type(trimmed["tree"]["score"]) is float
     assert data == typed.adapter(Loose).dump_python(value, mode="json")
+
+
+def _records() -> list[type]:
+    """The dataclasses a CLI search creates at import, in tamis's own modules outside the
+    pipeline (``typed.Record``: == and repr shared)."""
+    import dataclasses
+
+    from tamis import models
+    from tamis.backends import base, keys
+    from tamis.http_compose import Outgoing
+    from tamis.interfaces.cli_cache import Lookup
+    from tamis.policy.loader import LoadedConfig, ReadConfig
+
+    found = [v for v in vars(models).values() if isinstance(v, type)
+             and dataclasses.is_dataclass(v) and v.__module__ == models.__name__]
+    return [*found, base.Supports, base.ZeroConfig, base.HttpRequest, base.Parsed, keys.Key,
+            keys.Rest, LoadedConfig, ReadConfig, Outgoing, Lookup]
+
+
+def _twin(cls: type) -> type:
+    """``cls`` as dataclasses makes it with its own ==, repr and hash."""
+    import dataclasses
+
+    space: dict[str, object] = {"__annotations__": {}, "__qualname__": cls.__qualname__,
+                                "__module__": cls.__module__}
+    for f in dataclasses.fields(cls):
+        space["__annotations__"][f.name] = f.type  # type: ignore[index]
+        space[f.name] = dataclasses.field(default=f.default, default_factory=f.default_factory,
+                                          repr=f.repr, compare=f.compare, kw_only=f.kw_only,
+                                          metadata=f.metadata)
+    if "__repr__" in vars(cls):  # its own (keys.Key: never the value)
+        space["__repr__"] = vars(cls)["__repr__"]
+    return dataclasses.dataclass(frozen=cls.__dataclass_params__.frozen)(  # type: ignore[attr-defined]
+        type(cls.__name__, (), space))
+
+
+def test_the_search_paths_dataclasses_share_eq_and_repr_and_behave_as_compiled() -> None:
+    import dataclasses
+
+    records = _records()
+    assert len(records) >= 25
+    for cls in records:
+        assert issubclass(cls, typed.Record), cls
+        assert "__eq__" not in vars(cls), cls  # not compiled for the class at import
+        assert "__repr__" not in vars(cls) or cls.__name__ == "Key", cls
+        twin = _twin(cls)
+        names = [f.name for f in dataclasses.fields(cls)]
+        values = {name: f"{name}-value" for name in names}
+        ours, theirs = cls(**values), twin(**values)
+        assert repr(ours) == repr(theirs)
+        assert (ours == cls(**values)) is (theirs == twin(**values)) is True
+        assert ours.__eq__(object()) is NotImplemented
+        for name in names:
+            changed = {**values, name: "another"}
+            assert (ours == cls(**changed)) is (theirs == twin(**changed)), (cls, name)
+        if cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+            assert hash(ours) == hash(theirs) == hash(cls(**values))
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(ours, names[0], 1)
+        else:
+            with pytest.raises(TypeError):
+                hash(ours)
+
+
+def test_a_records_repr_stops_where_it_recurses() -> None:
+    from tamis.backends.base import Parsed
+
+    parsed = Parsed()
+    parsed.notes.append(parsed)  # type: ignore[arg-type]
+    assert repr(parsed) == "Parsed(hits=[], notes=[...])"

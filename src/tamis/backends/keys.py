@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 
 from tamis.redact import value_problem
 from tamis.store.base import Store
+from tamis.typed import FrozenRecord  # == and repr shared, not compiled per class
 
 REST_NAMESPACE = "rest"
 ROTATION_NAMESPACE = "rotation"
@@ -40,8 +41,8 @@ REST_AFTER_FAILURE = 300.0
 REST_SOLE_KEY = 60.0
 
 
-@dataclass(frozen=True)
-class Key:
+@dataclass(frozen=True, eq=False, repr=False)
+class Key(FrozenRecord):
     """A key from the pool: the variable it came from and its value (never shown)."""
 
     env: str
@@ -51,8 +52,10 @@ class Key:
         return f"Key(env={self.env!r})"
 
 
-@dataclass(frozen=True)
-class Rest:
+@dataclass(frozen=True, eq=False, repr=False)
+class Rest(FrozenRecord):
+    """A key put to rest: until when (epoch seconds) and why."""
+
     env: str
     until: float
     reason: str

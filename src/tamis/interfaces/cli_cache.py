@@ -20,10 +20,13 @@ from typing import Any
 
 from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
 from tamis.store import answers
+from tamis.typed import Record  # == and repr shared, not compiled per class
 
 
-@dataclass
-class Lookup:
+@dataclass(eq=False, repr=False)
+class Lookup(Record):
+    """What the store holds for this call (see ``lookup``)."""
+
     fingerprint: str | None  # None: no fast path for this config
     answer: dict[str, Any] | None = None  # the stored answer, marked cached
     store: Any = None  # on a miss: the store, still open, for the search to use
