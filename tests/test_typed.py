@@ -195,3 +195,47 @@ def test_a_records_repr_stops_where_it_recurses() -> None:
     parsed = Parsed()
     parsed.notes.append(parsed)  # type: ignore[arg-type]
     assert repr(parsed) == "Parsed(hits=[], notes=[...])"
+
+
+def test_float_fields_read_from_the_annotations_text_are_the_evaluated_ones() -> None:
+    """Every dataclass of tamis: the float fields the dump finds without evaluating every
+    annotation are the ones ``typing.get_type_hints`` gives; the models need no fallback."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import tamis
+    from tamis import models
+
+    classes = [value for info in pkgutil.walk_packages(tamis.__path__, "tamis.")
+               for value in vars(importlib.import_module(info.name)).values()
+               if isinstance(value, type) and dataclasses.is_dataclass(value)]
+    assert len(classes) > 50
+    for cls in classes:
+        evaluated = frozenset(name for name, tp in typed._hints(cls).items()
+                              if tp in (float, float | None))
+        read = typed._float_fields_read(cls)
+        assert read is None or read == evaluated, cls
+        if cls.__module__ == models.__name__:
+            assert read is not None, cls
+    assert typed._float_fields_read(models.ScoreParts) == {
+        "fusion", "relevance", "prefer", "multi_engine", "named", "off_topic", "same_site",
+        "demote", "total"}
+
+
+@dataclass(kw_only=True)
+class Aliased:
+    seconds: Seconds
+    maybe: Maybe = None
+    label: Annotated[str, Field(description="float = not this one")] = "x"
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+Seconds = float
+Maybe = float | None
+
+
+def test_float_fields_through_an_alias_are_found() -> None:
+    assert typed._float_fields(Aliased) == {"seconds", "maybe"}
+    assert typed.to_data(Aliased(seconds=1, maybe=2)) == {
+        "seconds": 1.0, "maybe": 2.0, "label": "x", "weights": {}}
