@@ -241,8 +241,15 @@ def _float_fields(cls: type) -> frozenset[str]:
 
 # Read in an annotation's text without evaluating it: its string literals and keyword names
 # (``Field(description="...", ge=0)``) are not names of types.
-_LITERALS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b[A-Za-z_]\w*\s*=(?!=)")
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(literals and keyword names, names): compiled at the first dump, not at import (a
+    cached answer is printed without one)."""
+    return (re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b[A-Za-z_]\w*\s*=(?!=)"),
+            re.compile(r"(?<![\w.])[A-Za-z_]\w*"))
+
+
+_UNBOUND = object()
 _NEUTRAL = (typing.Annotated, Literal, typing.Optional, Union, Any, typing.ClassVar, None,
             True, False)
 
@@ -283,14 +290,15 @@ def _names_no_float(text: str, space: dict[str, Any]) -> bool:
     """True when every name in the annotation ``text`` is, in the module ``space``, a class
     other than ``float``, a function, a ``Literal`` alias, a special form of ``typing``
     (``Annotated``, ``Literal``...) or one of pydantic's names: its type cannot be float."""
-    bare = _LITERALS.sub("", text).replace("...", "")
+    literals, names = _patterns()
+    bare = literals.sub("", text).replace("...", "")
     if "." in bare:
         return False
     builtins = space.get("__builtins__")
     builtins = builtins if isinstance(builtins, dict) else vars(builtins) if builtins else {}
-    for name in _NAME.findall(bare):
-        value = space.get(name, builtins.get(name, _LITERALS))
-        if value is _LITERALS:
+    for name in names.findall(bare):
+        value = space.get(name, builtins.get(name, _UNBOUND))
+        if value is _UNBOUND:
             if name in PYDANTIC_NAMES:
                 continue
             return False
