@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 import pytest
 
-from tamis import typed
+from tamis import records, typed
 
 if TYPE_CHECKING:
     from pydantic import AfterValidator, Field
@@ -129,7 +129,7 @@ def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
 
 def _records() -> list[type]:
     """The dataclasses a CLI search creates at import, in tamis's own modules outside the
-    pipeline (``typed.Record``: == and repr shared)."""
+    pipeline (``records.Record``: == and repr shared)."""
     import dataclasses
 
     from tamis import models
@@ -164,10 +164,10 @@ def _twin(cls: type) -> type:
 def test_the_search_paths_dataclasses_share_eq_and_repr_and_behave_as_compiled() -> None:
     import dataclasses
 
-    records = _records()
-    assert len(records) >= 25
-    for cls in records:
-        assert issubclass(cls, typed.Record), cls
+    classes = _records()
+    assert len(classes) >= 25
+    for cls in classes:
+        assert issubclass(cls, records.Record), cls
         assert "__eq__" not in vars(cls), cls  # not compiled for the class at import
         assert "__repr__" not in vars(cls) or cls.__name__ == "Key", cls
         twin = _twin(cls)

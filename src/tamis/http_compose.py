@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from tamis.typed import FrozenRecord  # == and repr shared, not compiled per class
+from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _CHAR = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2}"  # kept by httpx as it is

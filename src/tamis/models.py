@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from tamis import typed
-from tamis.typed import Record  # == and repr shared, not compiled per class
+from tamis.records import Record  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:
     from pydantic import Field

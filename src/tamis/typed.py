@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import gc
 import inspect
-import operator
 import re
-import reprlib
 import sys
 import types
 import typing
@@ -60,53 +58,6 @@ def _bind_pydantic_names(home: str) -> None:
         if any(is_dataclass(v) and isinstance(v, type) for v in list(space.values())):
             for pname in PYDANTIC_NAMES:
                 space.setdefault(pname, getattr(pydantic, pname))
-
-
-class Record:
-    """Mixed into a dataclass declared with ``eq=False, repr=False``: the ``==`` and ``repr``
-    dataclasses would compile for that class at import (two functions of three: about half
-    the CPU of creating a class), shared, with the same results: ``==`` compares the
-    ``compare`` fields, as a tuple, of two instances of the same class (else
-    ``NotImplemented``); ``repr`` shows the ``repr`` fields, ``...`` where it recurses.
-    Unhashable, as a mutable dataclass with ``eq`` is (``FrozenRecord``: hashable)."""
-
-    __slots__ = ()
-    __hash__ = None  # type: ignore[assignment]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        compared = _compared(self.__class__)
-        return compared(self) == compared(other)  # type: ignore[no-any-return]
-
-    @reprlib.recursive_repr()
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _shown(self.__class__))
-        return f"{self.__class__.__qualname__}({shown})"
-
-
-class FrozenRecord(Record):
-    """``Record`` for a dataclass declared ``frozen=True, eq=False, repr=False``: hashed on its
-    ``compare`` fields, as a frozen dataclass with ``eq`` is."""
-
-    __slots__ = ()
-
-    def __hash__(self) -> int:
-        return hash(_compared(self.__class__)(self))
-
-
-@cache
-def _compared(cls: type) -> Callable[[Any], tuple[Any, ...]]:
-    names = [f.name for f in fields(cls) if f.compare]
-    if len(names) == 1:
-        one = operator.attrgetter(names[0])
-        return lambda value: (one(value),)
-    return operator.attrgetter(*names) if names else lambda value: ()
-
-
-@cache
-def _shown(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls) if f.repr)
 
 
 @cache

@@ -45,8 +45,8 @@ from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest, checked_labels, checked_position
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
+from tamis.records import FrozenRecord, Record  # == and repr shared, not compiled per class
 from tamis.text import clean_text
-from tamis.typed import FrozenRecord, Record  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:
     import httpx

@@ -29,9 +29,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 from tamis.redact import value_problem
 from tamis.store.base import Store
-from tamis.typed import FrozenRecord  # == and repr shared, not compiled per class
 
 REST_NAMESPACE = "rest"
 ROTATION_NAMESPACE = "rotation"

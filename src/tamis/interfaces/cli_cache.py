@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
+from tamis.records import Record  # == and repr shared, not compiled per class
 from tamis.store import answers
-from tamis.typed import Record  # == and repr shared, not compiled per class
 
 
 @dataclass(eq=False, repr=False)

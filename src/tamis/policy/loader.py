@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tamis import __version__
 from tamis.errors import ConfigError
 from tamis.policy import snapshot
-from tamis.typed import FrozenRecord  # == and repr shared, not compiled per class
+from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
     import yaml  # imported to read a user's file: the built-in policy needs no YAML parser
