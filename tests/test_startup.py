@@ -254,6 +254,26 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
     assert proc.returncode == 0 and modules == {"yaml"}, modules
 
 
+# Standard library modules (and tamis's own) an uncached ranking-only search does without:
+# cookies (http.cookiejar pulls urllib.request, http.client, email, tempfile), argparse (the
+# backend catalog's command line), the resolver's thread and the IDNA codec (a backend at
+# an IP address is not looked up), the adapters of lines the config does not have.
+NOT_FOR_A_SEARCH = ("http.cookiejar", "urllib.request", "http.client", "email", "tempfile",
+                    "argparse", "gettext", "concurrent.futures.thread", "encodings.idna")
+
+
+def test_a_search_imports_no_cookies_argparse_or_resolver_thread(
+        tmp_path: Path, searxng: LoopbackServer) -> None:
+    """Once the store holds the validated config (the first call validates it, with
+    pydantic, which imports some of them)."""
+    env = environment(tmp_path, searxng)
+    assert cli(["search", "--no-extract", "the store is made"], env)[0].returncode == 1
+    for query in QUERIES:
+        proc, modules = cli(["search", "--no-extract", query], env, watched=NOT_FOR_A_SEARCH)
+        assert proc.returncode == 0, proc.stderr
+        assert modules == set(), modules
+
+
 def test_after_the_answers_expire_a_call_still_needs_no_config_model(
         tmp_path: Path, searxng: LoopbackServer) -> None:
     """The fingerprint note (config inputs -> the effective config's hash) outlives the

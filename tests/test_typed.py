@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 import pytest
 
-from tamis import typed
+from tamis import records, typed
 
 if TYPE_CHECKING:
     from pydantic import AfterValidator, Field
@@ -125,3 +125,117 @@ def test_to_data_dumps_an_int_in_a_float_field_as_pydantic_does() -> None:
     trimmed = typed.to_data(value, exclude_none=True)  # the path with exclusions: the same
     assert type(trimmed["score"]) is float and type(trimmed["tree"]["score"]) is float
     assert data == typed.adapter(Loose).dump_python(value, mode="json")
+
+
+def _records() -> list[type]:
+    """The dataclasses a CLI search creates at import, in tamis's own modules outside the
+    pipeline (``records.Record``: == and repr shared)."""
+    import dataclasses
+
+    from tamis import models
+    from tamis.backends import base, keys
+    from tamis.http_compose import Outgoing
+    from tamis.interfaces.cli_cache import Lookup
+    from tamis.policy.loader import LoadedConfig, ReadConfig
+
+    found = [v for v in vars(models).values() if isinstance(v, type)
+             and dataclasses.is_dataclass(v) and v.__module__ == models.__name__]
+    return [*found, base.Supports, base.ZeroConfig, base.HttpRequest, base.Parsed, keys.Key,
+            keys.Rest, LoadedConfig, ReadConfig, Outgoing, Lookup]
+
+
+def _twin(cls: type) -> type:
+    """``cls`` as dataclasses makes it with its own ==, repr and hash."""
+    import dataclasses
+
+    space: dict[str, object] = {"__annotations__": {}, "__qualname__": cls.__qualname__,
+                                "__module__": cls.__module__}
+    for f in dataclasses.fields(cls):
+        space["__annotations__"][f.name] = f.type  # type: ignore[index]
+        space[f.name] = dataclasses.field(default=f.default, default_factory=f.default_factory,
+                                          repr=f.repr, compare=f.compare, kw_only=f.kw_only,
+                                          metadata=f.metadata)
+    if "__repr__" in vars(cls):  # its own (keys.Key: never the value)
+        space["__repr__"] = vars(cls)["__repr__"]
+    return dataclasses.dataclass(frozen=cls.__dataclass_params__.frozen)(  # type: ignore[attr-defined]
+        type(cls.__name__, (), space))
+
+
+def test_the_search_paths_dataclasses_share_eq_and_repr_and_behave_as_compiled() -> None:
+    import dataclasses
+
+    classes = _records()
+    assert len(classes) >= 25
+    for cls in classes:
+        assert issubclass(cls, records.Record), cls
+        assert "__eq__" not in vars(cls), cls  # not compiled for the class at import
+        assert "__repr__" not in vars(cls) or cls.__name__ == "Key", cls
+        twin = _twin(cls)
+        names = [f.name for f in dataclasses.fields(cls)]
+        values = {name: f"{name}-value" for name in names}
+        ours, theirs = cls(**values), twin(**values)
+        assert repr(ours) == repr(theirs)
+        assert (ours == cls(**values)) is (theirs == twin(**values)) is True
+        assert ours.__eq__(object()) is NotImplemented
+        for name in names:
+            changed = {**values, name: "another"}
+            assert (ours == cls(**changed)) is (theirs == twin(**changed)), (cls, name)
+        if cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+            assert hash(ours) == hash(theirs) == hash(cls(**values))
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(ours, names[0], 1)
+        else:
+            with pytest.raises(TypeError):
+                hash(ours)
+
+
+def test_a_records_repr_stops_where_it_recurses() -> None:
+    from tamis.backends.base import Parsed
+
+    parsed = Parsed()
+    parsed.notes.append(parsed)  # type: ignore[arg-type]
+    assert repr(parsed) == "Parsed(hits=[], notes=[...])"
+
+
+def test_float_fields_read_from_the_annotations_text_are_the_evaluated_ones() -> None:
+    """Every dataclass of tamis: the float fields the dump finds without evaluating every
+    annotation are the ones ``typing.get_type_hints`` gives; the models need no fallback."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import tamis
+    from tamis import models
+
+    classes = [value for info in pkgutil.walk_packages(tamis.__path__, "tamis.")
+               for value in vars(importlib.import_module(info.name)).values()
+               if isinstance(value, type) and dataclasses.is_dataclass(value)]
+    assert len(classes) > 50
+    for cls in classes:
+        evaluated = frozenset(name for name, tp in typed._hints(cls).items()
+                              if tp in (float, float | None))
+        read = typed._float_fields_read(cls)
+        assert read is None or read == evaluated, cls
+        if cls.__module__ == models.__name__:
+            assert read is not None, cls
+    assert typed._float_fields_read(models.ScoreParts) == {
+        "fusion", "relevance", "prefer", "multi_engine", "named", "off_topic", "same_site",
+        "demote", "total"}
+
+
+@dataclass(kw_only=True)
+class Aliased:
+    seconds: Seconds
+    maybe: Maybe = None
+    label: Annotated[str, Field(description="float = not this one")] = "x"
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+Seconds = float
+Maybe = float | None
+
+
+def test_float_fields_through_an_alias_are_found() -> None:
+    assert typed._float_fields(Aliased) == {"seconds", "maybe"}
+    assert typed.to_data(Aliased(seconds=1, maybe=2)) == {
+        "seconds": 1.0, "maybe": 2.0, "label": "x", "weights": {}}

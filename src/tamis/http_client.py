@@ -18,7 +18,6 @@ it (``tamis.http_cli``).
 
 from __future__ import annotations
 
-import http.cookiejar
 import os
 import ssl
 import threading
@@ -117,6 +116,8 @@ def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient | CliSessi
         from tamis.http_cli import CliSession
 
         return CliSession(timeout, USER_AGENT, {"verify": DeferredCAContext(True)})
+    import http.cookiejar  # with urllib.request, http.client, email: not on the CLI's path
+
     import httpx
 
     no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(

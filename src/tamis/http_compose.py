@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _CHAR = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2}"  # kept by httpx as it is
 _URL = re.compile(
@@ -33,8 +35,8 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+", re.ASCII)
 _IPV4ISH = re.compile(r"[0-9]+.[0-9]+.[0-9]+.[0-9]+", re.ASCII)  # httpx's (any separator)
 
 
-@dataclass(frozen=True, slots=True)
-class Outgoing:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Outgoing(FrozenRecord):
     """What goes on the wire: ``url`` (as httpx's ``str(request.url)``), ``target`` (the
     request line's), ``host`` and ``port`` to connect to, the headers, the body."""
 

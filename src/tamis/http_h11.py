@@ -248,10 +248,12 @@ async def _open(host: str, port: int, kinds: Any
                 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A TCP connection, failing in anyio's words (as httpcore reports them)."""
     loop = asyncio.get_running_loop()
-    try:
-        addresses = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError as exc:  # the resolver's words (socket.gaierror)
-        raise kinds.ConnectError(str(exc)) from None
+    addresses = _numeric_address(host, port)
+    if addresses is None:
+        try:
+            addresses = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:  # the resolver's words (socket.gaierror)
+            raise kinds.ConnectError(str(exc)) from None
     for family, kind, proto, _name, address in addresses:
         sock = socket.socket(family, kind, proto)
         try:
@@ -265,6 +267,21 @@ async def _open(host: str, port: int, kinds: Any
             raise
         return await asyncio.open_connection(sock=sock, limit=READ_BYTES)
     raise kinds.ConnectError("All connection attempts failed")
+
+
+def _numeric_address(host: str, port: int) -> list[Any] | None:
+    """The addresses of a host written as an IP address (a loopback SearXNG's 127.0.0.1),
+    as the resolver gives them, read here: asyncio's ``getaddrinfo`` asks the resolver in a
+    thread, which a CLI call would start (and import the IDNA codec) for nothing. None for a
+    name: that goes to the resolver (``AI_NUMERICHOST`` never looks a name up). The host as
+    bytes: a str would be encoded by the IDNA codec, imported for it."""
+    if not host.isascii():
+        return None
+    try:
+        return socket.getaddrinfo(host.encode("ascii"), port, type=socket.SOCK_STREAM,
+                                  flags=socket.AI_NUMERICHOST)
+    except (OSError, UnicodeError):
+        return None
 
 
 class H11Answer(Answer):

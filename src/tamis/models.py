@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from tamis import typed
+from tamis.records import Record  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:
     from pydantic import Field
@@ -25,8 +26,8 @@ SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "co
 TimeRange = Literal["day", "week", "month", "year"]
 
 
-@dataclass(slots=True, kw_only=True)
-class SearchRequest:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class SearchRequest(Record):
     """What was asked: the query and the optional parameters passed to backends."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
@@ -50,8 +51,8 @@ class SearchRequest:
         return params
 
 
-@dataclass(slots=True, kw_only=True)
-class RawHit:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class RawHit(Record):
     """One result as one line (backend) returned it, before any cleaning."""
 
     url: str
@@ -82,8 +83,8 @@ def checked_position(value: Any) -> int:
     raise ValueError(f"RawHit positions: {value!r:.80} is not a whole number")
 
 
-@dataclass(slots=True, kw_only=True)
-class Note:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Note(Record):
     """Something a backend, engine or stage reported: shown in the answer, never hidden."""
 
     source: Annotated[str, Field(description="Line, engine or stage the note is about")]
@@ -110,8 +111,8 @@ OutcomeKind = Literal["answered", "no_key", "timeout", "deadline", "unreachable"
                       "failed", "unexpected"]
 
 
-@dataclass(slots=True, kw_only=True)
-class LineOutcome:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class LineOutcome(Record):
     """How asking one line went, as data: the fan-out fills it, the answer and
     ``trust.health`` read it (never parsed back from a note's text). Internal: never in
     the JSON output or a recording."""
@@ -125,8 +126,8 @@ class LineOutcome:
     message: str = ""  # the failure in one line (as in its note); "" when it answered
 
 
-@dataclass(slots=True, kw_only=True)
-class LineAnswer:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class LineAnswer(Record):
     """What one line answered (or why it did not)."""
 
     line: str
@@ -142,8 +143,8 @@ class LineAnswer:
     outcome: LineOutcome | None = field(default=None, metadata={"exclude": True})
 
 
-@dataclass(slots=True)
-class Candidate:
+@dataclass(slots=True, eq=False, repr=False)
+class Candidate(Record):
     """One page after normalisation and merge: every variant folded under one key.
 
     Internal to the pipeline (never printed), so a plain dataclass: it is built for every
@@ -168,8 +169,8 @@ class Candidate:
     published: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
-class Dropped:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Dropped(Record):
     """A raw result that was not returned, with the rule that dropped it."""
 
     url: str
@@ -179,8 +180,8 @@ class Dropped:
     engines: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True, kw_only=True)
-class ScoreParts:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class ScoreParts(Record):
     """The components of a result's score, so every ranking decision can be explained."""
 
     fusion: Annotated[float, Field(description="Engine evidence: engine_weight"
@@ -204,8 +205,8 @@ class ScoreParts:
         " rewrite, or a copy sorted below its original")] = field(default_factory=list)
 
 
-@dataclass(slots=True, kw_only=True)
-class TextWarning:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class TextWarning(Record):
     """A sentence of page text flagged for the agent (``docs/extraction.md``)."""
 
     kind: Annotated[str, Field(
@@ -216,8 +217,8 @@ class TextWarning:
     text: Annotated[str, Field(description="The flagged sentence (at most 300 chars)")] = ""
 
 
-@dataclass(slots=True, kw_only=True)
-class Result:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Result(Record):
     """One returned result. Field order is part of the contract."""
 
     rank: int
@@ -246,16 +247,16 @@ class Result:
     explain: ScoreParts | None = None
 
 
-@dataclass(slots=True, kw_only=True)
-class QueryIntentInfo:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class QueryIntentInfo(Record):
     """navigational | definitional | transactional | informational, and why."""
 
     kind: Literal["navigational", "definitional", "transactional", "informational"]
     reason: str
 
 
-@dataclass(slots=True, kw_only=True)
-class ExtractionSummary:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class ExtractionSummary(Record):
     extracted: int = 0
     chars_used: int = 0
     budget: int = 0
@@ -265,8 +266,8 @@ class ExtractionSummary:
     mode: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
-class LineReport:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class LineReport(Record):
     """How one line did: shown in every answer so a failed or slow line is visible."""
 
     line: str
@@ -276,16 +277,16 @@ class LineReport:
     cached: bool
 
 
-@dataclass(slots=True, kw_only=True)
-class Timing:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Timing(Record):
     fanout_seconds: float
     pipeline_seconds: float
     extract_seconds: float
     total_seconds: float
 
 
-@dataclass(slots=True, kw_only=True)
-class SearchResponse:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class SearchResponse(Record):
     """The stable JSON answer. ``schema_version`` changes when a field changes meaning."""
 
     schema_version: str = SCHEMA_VERSION

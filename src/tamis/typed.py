@@ -27,6 +27,8 @@ Standard library only at import.
 from __future__ import annotations
 
 import gc
+import inspect
+import re
 import sys
 import types
 import typing
@@ -181,8 +183,83 @@ def _floated(value: Any) -> Any:
 @cache
 def _float_fields(cls: type) -> frozenset[str]:
     """The fields typed ``float`` (or ``float | None``): an int held there is dumped as a float."""
+    read = _float_fields_read(cls)
+    if read is not None:
+        return read
     hints = _hints(cls)
     return frozenset(name for name, tp in hints.items() if tp in (float, float | None))
+
+
+# Read in an annotation's text without evaluating it: its string literals and keyword names
+# (``Field(description="...", ge=0)``) are not names of types.
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(literals and keyword names, names): compiled at the first dump, not at import (a
+    cached answer is printed without one)."""
+    return (re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b[A-Za-z_]\w*\s*=(?!=)"),
+            re.compile(r"(?<![\w.])[A-Za-z_]\w*"))
+
+
+_UNBOUND = object()
+_NEUTRAL = (typing.Annotated, Literal, typing.Optional, Union, Any, typing.ClassVar, None,
+            True, False)
+
+
+def _float_fields_read(cls: type) -> frozenset[str] | None:
+    """``_float_fields`` as the annotations' text says it, evaluating (as
+    ``typing.get_type_hints`` does) only the annotations that may name ``float``: most are
+    ``str``, ``int``, a list of a dataclass, a ``Literal``, and evaluating each of them
+    compiles it (the larger part of the first dump of an answer). None when an annotation
+    is not plain text of names (the caller then evaluates them all)."""
+    owners: dict[str, tuple[Any, type]] = {}
+    for base in reversed(cls.__mro__):
+        for name, text in inspect.get_annotations(base).items():
+            owners[name] = (text, base)
+    floats: set[str] = set()
+    unsure: dict[type, dict[str, str]] = {}
+    for f in fields(cls):
+        text, owner = owners.get(f.name, (None, cls))
+        space = getattr(sys.modules.get(owner.__module__), "__dict__", None)
+        if not isinstance(text, str) or space is None or "float" in space:
+            return None
+        if text in ("float", "float | None") or text.startswith("Annotated[float, "):
+            floats.add(f.name)
+        elif not _names_no_float(text, space):
+            unsure.setdefault(owner, {})[f.name] = text
+    inert = dict.fromkeys(PYDANTIC_NAMES, lambda *args, **kwargs: None)
+    for owner, texts in unsure.items():  # evaluated in the owner's module, as get_type_hints
+        probe = type("probe", (), {"__annotations__": texts, "__module__": owner.__module__})
+        try:
+            hints = typing.get_type_hints(probe, localns=inert)
+        except (NameError, TypeError):
+            return None
+        floats.update(name for name, tp in hints.items() if tp in (float, float | None))
+    return frozenset(floats)
+
+
+def _names_no_float(text: str, space: dict[str, Any]) -> bool:
+    """True when every name in the annotation ``text`` is, in the module ``space``, a class
+    other than ``float``, a function, a ``Literal`` alias, a special form of ``typing``
+    (``Annotated``, ``Literal``...) or one of pydantic's names: its type cannot be float."""
+    literals, names = _patterns()
+    bare = literals.sub("", text).replace("...", "")
+    if "." in bare:
+        return False
+    builtins = space.get("__builtins__")
+    builtins = builtins if isinstance(builtins, dict) else vars(builtins) if builtins else {}
+    for name in names.findall(bare):
+        value = space.get(name, builtins.get(name, _UNBOUND))
+        if value is _UNBOUND:
+            if name in PYDANTIC_NAMES:
+                continue
+            return False
+        if value is float:
+            return False
+        if isinstance(value, type | types.FunctionType) or any(value is form for form in _NEUTRAL) \
+                or typing.get_origin(value) is Literal:
+            continue
+        return False
+    return True
 
 
 def _hints(cls: type) -> dict[str, Any]:

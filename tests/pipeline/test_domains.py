@@ -135,3 +135,22 @@ def test_registrable_domains_import_neither_tldextract_nor_requests() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_table_bisected_and_in_sets_holds_the_same_lines() -> None:
+    """A CLI call's few lookups bisect the file's text; later ones use sets: the same answers
+    for every line of the table, near misses, and what is no line (the header, '', a break)."""
+    from tamis import domains
+
+    bisected, in_sets = domains._Table(), domains._Table()
+    bisected.PROBES_BEFORE_SETS = 10**9  # type: ignore[misc]
+    in_sets.probes = in_sets.PROBES_BEFORE_SETS
+    text = domains.TABLE.read_text("utf-8")
+    lines = [line for line in text.split("\n") if line]
+    probes = [*lines, *(line + "x" for line in lines[::7]), *(line[1:] for line in lines[::7]),
+              "", "com\nuk", "aaaa", "\uffff"]
+    for item in probes:
+        assert bisected.holds(item) == in_sets.holds(item), item
+    assert bisected.sets is None and in_sets.sets is not None
+    assert bisected.holds("co.uk") == (True, True) and bisected.holds("bd") == (False, True)
+    assert not any(bisected.holds(line)[1] for line in lines if line.startswith("//"))

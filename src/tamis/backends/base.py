@@ -45,6 +45,7 @@ from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest, checked_labels, checked_position
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
+from tamis.records import FrozenRecord, Record  # == and repr shared, not compiled per class
 from tamis.text import clean_text
 
 if TYPE_CHECKING:
@@ -65,8 +66,8 @@ COMMON_KEYS = ("name", "type", "enabled", "required", "weight", "pool_strategy",
                "search_path", "auth_style", "api_key_env", "credentials", "params")
 
 
-@dataclass(frozen=True)
-class Supports:
+@dataclass(frozen=True, eq=False, repr=False)
+class Supports(FrozenRecord):
     """What a backend can do, so callers know which parameters are honoured."""
 
     paging: bool = False
@@ -86,8 +87,8 @@ class Supports:
         return [*words, f"key:{self.key}"]
 
 
-@dataclass(frozen=True)
-class ZeroConfig:
+@dataclass(frozen=True, eq=False, repr=False)
+class ZeroConfig(FrozenRecord):
     """How environment variables make a line of this adapter when no config names lines.
 
     The line is made when ``url_env`` or ``key_env`` is set: its ``base_url`` is the value of
@@ -118,8 +119,10 @@ class ZeroConfig:
         return LineConfig(name=name, base_url=base_url, api_key_env=key_env)
 
 
-@dataclass
-class HttpRequest:
+@dataclass(eq=False, repr=False)
+class HttpRequest(Record):
+    """A request an adapter asks its backend, as the fan-out sends it."""
+
     method: Literal["GET", "POST"]
     url: str
     params: dict[str, Any] | None = None
@@ -127,8 +130,8 @@ class HttpRequest:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class Parsed:
+@dataclass(eq=False, repr=False)
+class Parsed(Record):
     """An answer read into hits, with anything worth telling the user."""
 
     hits: list[RawHit] = field(default_factory=list)

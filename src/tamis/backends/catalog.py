@@ -14,7 +14,6 @@ The test suite runs the check (tests/backends/test_backend_docs.py).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Callable
@@ -126,6 +125,8 @@ def stale_files(root: Path, *, write: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # not at import: the registry's scan imports this module on every search
+
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say whether a table is"
                         " stale (exit 1)")

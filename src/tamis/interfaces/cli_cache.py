@@ -19,11 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
+from tamis.records import Record  # == and repr shared, not compiled per class
 from tamis.store import answers
 
 
-@dataclass
-class Lookup:
+@dataclass(eq=False, repr=False)
+class Lookup(Record):
+    """What the store holds for this call (see ``lookup``)."""
+
     fingerprint: str | None  # None: no fast path for this config
     answer: dict[str, Any] | None = None  # the stored answer, marked cached
     store: Any = None  # on a miss: the store, still open, for the search to use

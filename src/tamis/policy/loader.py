@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tamis import __version__
 from tamis.errors import ConfigError
 from tamis.policy import snapshot
+from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
     import yaml  # imported to read a user's file: the built-in policy needs no YAML parser
@@ -30,8 +31,10 @@ if TYPE_CHECKING:  # imported when validating: reading config files needs no pyd
 ListEdit = Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class LoadedConfig:
+@dataclass(frozen=True, eq=False, repr=False)
+class LoadedConfig(FrozenRecord):
+    """The effective config and where it came from."""
+
     config: Config
     source: str  # the file it came from, or "built-in"
 
@@ -166,8 +169,8 @@ def _format_error(
     return f"{where}: key '{key}': {msg}"
 
 
-@dataclass(frozen=True)
-class ReadConfig:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReadConfig(FrozenRecord):
     """A config read and validated against the schema, before the lines of the environment
     complete it (``tamis.settings.load_config`` does that, and checks the lines)."""
 
