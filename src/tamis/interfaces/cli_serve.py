@@ -81,7 +81,13 @@ def serve(host: str | None, port: int | None, workers: int | None,
     layer.store.close()
     os.environ[http_app.SERVE_CONFIG_ENV] = config_path or ""
     os.environ[http_app.SERVE_BIND_ENV] = host
-    uvicorn.run("tamis.interfaces.http_app:serve_app", factory=True, workers=count, **options)
+    from tamis.interfaces import serve_workers
+
+    if serve_workers.available(port):  # a socket per worker: connections spread evenly
+        if serve_workers.serve(count, host, port, options):
+            fail("tamis serve stopped: a worker could not start (its reason is above)")
+        return
+    uvicorn.run(serve_workers.APP, factory=True, workers=count, **options)
 
 
 @click.command("mcp")
