@@ -198,9 +198,15 @@ TEXT_TAGS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"
 _MARKS = re.compile(r"^\s*(?:[#>*+-]+|\d+\.)\s*")
 
 
-def _is_footer(element: HtmlElement) -> bool:
+def h1_holders(root: HtmlElement) -> set[HtmlElement]:
+    """The elements under which ``root``'s tree has an ``h1`` (``el.xpath(".//h1")`` is
+    true exactly for them): one walk up from each ``h1``, not a query per element."""
+    return {a for h1 in root.getroottree().iter("h1") for a in h1.iterancestors()}
+
+
+def _is_footer(element: HtmlElement, holds_h1: set[HtmlElement]) -> bool:
     tag = tag_of(element)
-    if tag in KEEP_TAGS or element.xpath(".//h1"):
+    if tag in KEEP_TAGS or element in holds_h1:
         return False
     return (tag in FOOTER_TAGS or element.get("role") in FOOTER_ROLES
             or bool(name_words(element) & FOOTER_WORDS))
@@ -215,10 +221,11 @@ def drop_footer_lines(markdown: str, doc: HtmlElement) -> str:
     body = doc.find(".//body")
     if body is None:
         return markdown
+    holds_h1 = h1_holders(body)
     stack: list[tuple[HtmlElement, bool]] = [(body, False)]
     while stack:
         element, footer = stack.pop()
-        footer = footer or _is_footer(element)
+        footer = footer or _is_footer(element, holds_h1)
         if tag_of(element) in TEXT_TAGS:
             key = _key(element.text_content())
             if key:
