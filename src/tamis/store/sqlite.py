@@ -54,25 +54,29 @@ _STOP = object()
 
 class Done:
     """Done once the writes queued before it are committed (``Store.written``); or the count
-    of an ``incr``. A threading event with callbacks: ``concurrent.futures`` would cost a CLI
-    call its import."""
+    of an ``incr``. A lock held until done, with callbacks: ``concurrent.futures`` would cost
+    a CLI call its import, and a ``threading.Event`` (a condition, its lock, its waiters) a
+    request of ``tamis serve`` more than the lock does."""
 
-    __slots__ = ("_callbacks", "_event", "_failure", "result")
+    __slots__ = ("_callbacks", "_failure", "_finished", "_gate", "result")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._gate = threading.Lock()
+        self._gate.acquire()  # released by ``finish``: ``wait`` passes it then
+        self._finished = False
         self._callbacks: list[Callable[[], object]] = []
         self._failure: BaseException | None = None
         self.result: Any = None
 
     def wait(self) -> None:
-        self._event.wait()
+        with self._gate:  # each waiter passes in turn once it is released
+            pass
         if self._failure is not None:
             raise self._failure
 
     def add_done_callback(self, callback: Callable[[], object]) -> None:
         with _callbacks_lock:
-            if not self._event.is_set():
+            if not self._finished:
                 self._callbacks.append(callback)
                 return
         callback()
@@ -80,8 +84,11 @@ class Done:
     def finish(self, result: Any = None, failure: BaseException | None = None) -> None:
         self.result, self._failure = result, failure
         with _callbacks_lock:
-            self._event.set()
+            if self._finished:
+                return
+            self._finished = True
             callbacks, self._callbacks = self._callbacks, []
+        self._gate.release()
         for callback in callbacks:
             callback()
 
