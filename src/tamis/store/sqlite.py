@@ -54,29 +54,25 @@ _STOP = object()
 
 class Done:
     """Done once the writes queued before it are committed (``Store.written``); or the count
-    of an ``incr``. A lock held until done, with callbacks: ``concurrent.futures`` would cost
-    a CLI call its import, and a ``threading.Event`` (a condition, its lock, its waiters) a
-    request of ``tamis serve`` more than the lock does."""
+    of an ``incr``. A threading event with callbacks: ``concurrent.futures`` would cost a CLI
+    call its import."""
 
-    __slots__ = ("_callbacks", "_failure", "_finished", "_gate", "result")
+    __slots__ = ("_callbacks", "_event", "_failure", "result")
 
     def __init__(self) -> None:
-        self._gate = threading.Lock()
-        self._gate.acquire()  # released by ``finish``: ``wait`` passes it then
-        self._finished = False
+        self._event = threading.Event()
         self._callbacks: list[Callable[[], object]] = []
         self._failure: BaseException | None = None
         self.result: Any = None
 
     def wait(self) -> None:
-        with self._gate:  # each waiter passes in turn once it is released
-            pass
+        self._event.wait()
         if self._failure is not None:
             raise self._failure
 
     def add_done_callback(self, callback: Callable[[], object]) -> None:
         with _callbacks_lock:
-            if not self._finished:
+            if not self._event.is_set():
                 self._callbacks.append(callback)
                 return
         callback()
@@ -84,11 +80,8 @@ class Done:
     def finish(self, result: Any = None, failure: BaseException | None = None) -> None:
         self.result, self._failure = result, failure
         with _callbacks_lock:
-            if self._finished:
-                return
-            self._finished = True
+            self._event.set()
             callbacks, self._callbacks = self._callbacks, []
-        self._gate.release()
         for callback in callbacks:
             callback()
 
