@@ -150,28 +150,30 @@ class Tamis:
             cached = self.read_stored(raw) if raw is not None else None
             if cached is not None:
                 return cached
-        response, _ = await self.search_fresh(request, key, extract=extract, explain=explain,
-                                              max_results=max_results, budget=budget)
+        response, _, _ = await self.search_fresh(request, key, extract=extract, explain=explain,
+                                                 max_results=max_results, budget=budget)
         return response
 
     async def search_fresh(self, request: SearchRequest | str, key: str | None, *,
                            extract: bool = True, explain: bool = False,
                            max_results: int | None = None, budget: int | None = None,
-                           ) -> tuple[SearchResponse, dict[str, Any] | None]:
+                           ) -> tuple[SearchResponse, dict[str, Any] | None, bytes | None]:
         """``search`` past its answer-cache lookup (``key``: its ``answer_key``, None when
         the cache is off): the answer, stored under ``key`` when a repeat would reproduce
-        it, and its JSON data when ``key`` is given (dumped once: a server renders it)."""
+        it, its JSON data when ``key`` is given (dumped once: a server renders it), and the
+        bytes stored when it was stored (a server's body is made from them)."""
         response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is None:
-            return response, None
+            return response, None, None
         answer = typed.to_data(response)
+        stored = None
         if answer_cache.storable(
                 answer, [a.status for a in line_answers],
                 all(adapter.cacheable for adapter in self.adapters()),
                 [{"kind": n.kind} for a in line_answers for n in a.notes]):
-            answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
-        return response, answer
+            stored = answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
+        return response, answer, stored
 
     @staticmethod
     def read_stored(raw: bytes) -> SearchResponse | None:

@@ -36,9 +36,8 @@ a header via ``auth_headers``); messages an adapter raises never contain one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.errors import AnswerError
@@ -330,43 +329,6 @@ class Adapter:
             return self.hit(item.get(url), item.get(title), text, rank, published=when)
 
         return self.collect(items, read)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_str(text: str) -> str:
-    """Text that can always be encoded as UTF-8: lone surrogates (``\\ud800`` from a JSON
-    escape or a library) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
-
-
-def sanitised(parsed: Parsed) -> Parsed:
-    """Every string of an answer made encodable, whatever the adapter (the one place an
-    answer crosses from an adapter into tamis: ``tamis.pipeline.fanout.ask_line``)."""
-    hits = [clean_model(hit) for hit in parsed.hits]
-    notes = [clean_model(note) for note in parsed.notes]
-    return Parsed(hits=hits, notes=notes)
-
-
-def clean_model(model: Any) -> Any:
-    """A copy of a flat dataclass (``RawHit``, ``Note``) whose str (and list-of-str) fields
-    are clean."""
-    update: dict[str, Any] = {}
-    for name in model.__slots__:
-        value = getattr(model, name)
-        if isinstance(value, str):
-            if value.isascii():  # no surrogate in it: the common case, at C speed
-                continue
-            fixed: Any = clean_str(value)
-        elif isinstance(value, list) and any(isinstance(x, str) and not x.isascii()
-                                             for x in value):
-            fixed = [clean_str(x) if isinstance(x, str) else x for x in value]
-        else:
-            continue
-        if fixed != value:
-            update[name] = fixed
-    return replace(model, **update) if update else model
 
 
 def skipped_note(line: str, skipped: int) -> Note:

@@ -25,8 +25,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
+from tamis.backends.base import (
+    Adapter,
+    AnswerError,
+    HttpRequest,
+    Parsed,
+    Supports,
+    ZeroConfig,
+    skipped_note,
+)
 from tamis.models import Note, RawHit, SearchRequest
+from tamis.text import clean_text
 
 if TYPE_CHECKING:
     import httpx
@@ -114,22 +123,17 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
         raise AnswerError("answer is not SearXNG JSON (no 'results' list)")
 
-    name = adapter.name
-    prefix = f"{name}:"
-
-    def read(item: dict[str, Any], index: int) -> RawHit | None:
-        engines = engine_order(item)  # names (str)
-        positions = item.get("positions")
-        if not isinstance(positions, list) or len(positions) != len(engines):
-            positions = [index] * len(engines)
-        return adapter.hit(
-            item.get("url"), item.get("title"), item.get("content"), index,
-            published=item.get("publishedDate"), labels=[prefix + e for e in engines],
-            positions=[p if p.__class__ is int and p >= 1 else int(p)
-                       if isinstance(p, (int, float)) and p >= 1 else index
-                       for p in positions])
-
-    parsed = adapter.collect(payload["results"], read)
+    parsed = Parsed()
+    skipped = 0
+    prefix = f"{adapter.name}:"
+    for index, item in enumerate(payload["results"], start=1):
+        one = read_result(adapter, prefix, item, index) if isinstance(item, dict) else None
+        if one is None:
+            skipped += 1
+        else:
+            parsed.hits.append(one)
+    if skipped:
+        parsed.notes.append(skipped_note(adapter.name, skipped))
     engine_notes: list[Note] = []
     for entry in payload.get("unresponsive_engines") or []:
         if isinstance(entry, list | tuple) and entry:
@@ -141,6 +145,31 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     parsed.notes += sorted(engine_notes, key=lambda n: (n.source, n.message))
     return parsed
 
+
+def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
+                ) -> RawHit | None:
+    """One result as ``adapter.hit`` makes it (None: no usable url), its labels
+    ``<line>:<engine>`` and positions read here: the hit made in one step, its labels
+    and positions known to be str and int (``Adapter.collect`` + ``hit``, inline)."""
+    engines = engine_order(item)  # names (str)
+    positions = item.get("positions")
+    if not isinstance(positions, list) or len(positions) != len(engines):
+        positions = [index] * len(engines)
+    else:
+        positions = [p if p.__class__ is int and p >= 1 else int(p)
+                     if isinstance(p, (int, float)) and p >= 1 else index for p in positions]
+    url = item.get("url")
+    if not isinstance(url, str) or not url.strip():
+        return None
+    title = item.get("title")
+    snippet = item.get("content")
+    published = item.get("publishedDate")
+    return RawHit(
+        url=url.strip(),
+        title=clean_text(title, 500) if isinstance(title, str) else "",
+        snippet=clean_text(snippet, adapter.max_chars) if isinstance(snippet, str) else "",
+        line=adapter.name, engines=[prefix + e for e in engines], positions=positions,
+        published=published if isinstance(published, str) and published else None)
 
 
 def engine_order(item: dict[str, Any]) -> list[str]:

@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tamis import http_errors
-from tamis.backends.base import Adapter, AnswerError, Parsed, clean_model, sanitised
+from tamis.backends.base import Adapter, AnswerError, Parsed
+from tamis.backends.clean import clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.errors import HTTPFailure, NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
