@@ -26,7 +26,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from operator import attrgetter
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -81,12 +80,39 @@ def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float
     return scores
 
 
+def _bm25_counted(terms: list[str], docs: list[tuple[int, dict[str, int]]], k1: float = 1.2,
+                  b: float = 0.75) -> list[float]:
+    """``_bm25`` of documents as ``_Terms.doc`` counts them: each one's counts hold only query
+    terms, each at least once, in ``terms`` order, so a document's sum runs over its own
+    counts, in the same order as ``_bm25``'s (``tests/pipeline/test_rank_counts.py``)."""
+    n = len(docs)
+    avg = sum(length for length, _ in docs) / n or 1.0
+    df = dict.fromkeys(terms, 0)
+    for _, tf in docs:
+        for t in tf:
+            df[t] += 1
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    k1_plus = k1 + 1
+    scores = []
+    for length, tf in docs:
+        score = 0.0
+        if tf:
+            norm = k1 * (1 - b + b * length / avg)
+            for t, f in tf.items():
+                score += idf[t] * f * k1_plus / (f + norm)
+        scores.append(score)
+    return scores
+
+
 def decay(position: int) -> float:
     """The weight of an engine's position: 1 at 1, 0.63 at 2, 0.5 at 3, 0.29 at 10."""
     return 1.0 / math.log2(max(position, 1) + 1)
 
 
 _DECAYS = tuple(decay(p) for p in range(101))  # decay(0..100), looked up per (engine, pos)
+_DECAY_OF = dict(enumerate(_DECAYS))  # the same, by position: no range test (a miss: KeyError)
+# 1.5 * 2**52: for |y| < 2**51, (y + it) - it is y rounded to an integer (round half even)
+_TO_INTEGER = 6755399441055744.0
 
 
 def engine_evidence(candidate: Candidate) -> float:
@@ -166,9 +192,6 @@ class Ranked:
         return self.judged.candidate
 
 
-_BY_KEY = attrgetter("candidate.key")
-
-
 def _r(x: float) -> float:
     return round(x, 4)
 
@@ -198,13 +221,15 @@ class _Terms:
     """The query's terms, ready to be counted in many documents."""
 
     def __init__(self, terms: list[str]) -> None:
+        self.terms = terms  # sorted: a document's counts are in this order
         self.words = frozenset(terms)
         self.ascii = {t.encode("ascii"): t for t in terms if t.isascii()}
         # each term as a whole word of the text with its spaces doubled (_doubled)
         self.ascii_words = [(t, b" " + t + b" ", name) for t, name in self.ascii.items()]
 
     def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
-        """Title, snippet and URL words: their number, and the counts of the query's terms."""
+        """Title, snippet and URL words: their number, and the counts of the query's terms
+        (those it holds, in the order of ``terms``)."""
         text = f"{c.title} {c.snippet} {c.host} {c.path}"
         if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
             raw = text.encode("ascii")
@@ -225,17 +250,20 @@ class _Terms:
             shape = raw.translate(_ASCII_SHAPE)
             return shape.count(b" a") + (shape[0] == 97), counts  # (text is never empty)
         words = _WORD.findall(fold(text))
-        return len(words), {t: words.count(t) for t in self.words.intersection(words)}
+        found = self.words.intersection(words)
+        return len(words), {t: words.count(t) for t in self.terms if t in found}
 
 
 @collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
-    # Work in a canonical order so every float sum is computed the same way every run.
-    items = sorted(judged, key=_BY_KEY)
+    # Every sum is one result's own (in label or term order) and the final order is a whole
+    # key (its ties in the order given): the order of ``judged`` changes no figure and no
+    # place, so it is not sorted first (``tests/pipeline/test_rank.py`` shuffles it).
+    items = judged
     terms = sorted(set(tokens(query)))
     counted = _Terms(terms)
     doc = counted.doc
-    relevance = (_bm25(terms, [doc(j.candidate) for j in items]) if terms and items
+    relevance = (_bm25_counted(terms, [doc(j.candidate) for j in items]) if terms and items
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
@@ -251,6 +279,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     ranked = []
     rounded: dict[float, float] = {}
     line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
+    decay_of = _DECAY_OF
     keys: list[tuple[bool, float, tuple[int, int, str]]] = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
@@ -260,23 +289,29 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         x = 0.0
         if positions:
             weights_of = c.weights
-            for label in positions if len(positions) <= 2 else sorted(positions):
-                position = positions[label]
-                line = line_of.get(label)
-                if line is None:
-                    line = line_of[label] = label.partition(":")[0]
-                x += weights_of.get(line, 1.0) * (
-                    _DECAYS[position] if 0 <= position <= 100 else decay(position))
+            try:
+                for label, position in (positions.items() if len(positions) <= 2
+                                        else sorted(positions.items())):
+                    x += weights_of.get(line_of[label], 1.0) * decay_of[position]
+            except KeyError:  # a label met first, or a position beyond the table
+                x = _evidence(positions, weights_of, line_of)
         # _r of values most results share (positions repeat; most relevances are 0): each
-        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
+        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0), by
+        # _round4 inline
         x = engine_weight * x
         engine = rounded.get(x) if x else None
         if engine is None:
-            engine = rounded[x] = round(x, 4)
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            engine = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                   else round(x, 4))
         x = relevance_weight * r / rmax
         rel = rounded.get(x) if x else None
         if rel is None:
-            rel = rounded[x] = round(x, 4)
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            rel = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                else round(x, 4))
         prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
         others = len(c.engines) - 1 if c.engines else 0
         multi = multi_bonus.get(others)
@@ -288,7 +323,10 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         x = engine + rel + prefer + multi + named + off + demote
         total = rounded.get(x) if x else None
         if total is None:
-            total = rounded[x] = round(x, 4)
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            total = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                  else round(x, 4))
         if v.demoted:
             tier, last = "demoted", True
         else:
@@ -298,11 +336,47 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         ranked.append(Ranked(j, (engine, rel, prefer, multi, named, off, demote, total, tier,
                                  0.0, v.demoted, v.kept_by), tie))
         keys.append((last, -total, tie))  # _order(ranked[-1])
+    if any(key[1] != key[1] for key in keys):  # a NaN total: ties then follow the key order
+        ranked, keys = _by_candidate_key(ranked, keys)
     ranked = _sorted(ranked, keys)
     if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
                                                 weights.same_site_top):
         ranked = _sorted(ranked, [_order(item) for item in ranked])
     return ranked
+
+
+def _evidence(positions: dict[str, int], weights: dict[str, float], line_of: dict[str, str]
+              ) -> float:
+    """``engine_evidence`` of these positions and line weights, filling ``line_of``."""
+    total = 0.0
+    for label in positions if len(positions) <= 2 else sorted(positions):
+        position = positions[label]
+        line = line_of.get(label)
+        if line is None:
+            line = line_of[label] = label.partition(":")[0]
+        total += weights.get(line, 1.0) * (
+            _DECAYS[position] if 0 <= position <= 100 else decay(position))
+    return total
+
+
+def _round4(x: float) -> float:
+    """``round(x, 4)``, fewer instructions (``rank`` has it inline): ``y`` = ``x * 10**4`` is
+    within half an ulp of the exact product, so when it lies clearly between two halves
+    (|y - n| < 0.4999, |y| < 10**9) the nearest integer ``n`` of ``y`` is that of the exact
+    product, which is what ``round`` rounds to, and ``n / 10**4`` (IEEE division, correctly
+    rounded) is the double nearest ``n * 10**-4``, which is what ``round`` returns. 0 and near
+    ties are left to ``round`` (the sign of a zero)."""
+    y = x * 1e4
+    n = y + _TO_INTEGER - _TO_INTEGER
+    return n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9 else round(x, 4)
+
+
+def _by_candidate_key(ranked: list[Ranked], keys: list[tuple[bool, float, tuple[int, int, str]]]
+                      ) -> tuple[list[Ranked], list[tuple[bool, float, tuple[int, int, str]]]]:
+    """Both lists in the order of their candidates' keys (what ``rank`` sorted its input by
+    before: the same answer when a total is NaN and no key orders it)."""
+    order = sorted(range(len(ranked)), key=lambda i: ranked[i].candidate.key)
+    return [ranked[i] for i in order], [keys[i] for i in order]
 
 
 def _order(item: Ranked) -> tuple[bool, float, tuple[int, int, str]]:
