@@ -26,6 +26,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
+from itertools import chain
+from operator import itemgetter
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -80,17 +82,18 @@ def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float
     return scores
 
 
+_LENGTH, _COUNTS, _TOTAL = itemgetter(0), itemgetter(1), itemgetter(1)
+
+
 def _bm25_counted(terms: list[str], docs: list[tuple[int, dict[str, int]]], k1: float = 1.2,
                   b: float = 0.75) -> list[float]:
     """``_bm25`` of documents as ``_Terms.doc`` counts them: each one's counts hold only query
     terms, each at least once, in ``terms`` order, so a document's sum runs over its own
     counts, in the same order as ``_bm25``'s (``tests/pipeline/test_rank_counts.py``)."""
     n = len(docs)
-    avg = sum(length for length, _ in docs) / n or 1.0
-    df = dict.fromkeys(terms, 0)
-    for _, tf in docs:
-        for t in tf:
-            df[t] += 1
+    avg = sum(map(_LENGTH, docs)) / n or 1.0
+    df = Counter(dict.fromkeys(terms, 0))
+    df.update(chain.from_iterable(map(_COUNTS, docs)))  # (a C loop over every count's term)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
     k1_plus = k1 + 1
     scores = []
@@ -267,7 +270,8 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
                  else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
-    guard = weights.off_topic_penalty > 0 and sum(1 for r in relevance if r > 0) >= 2
+    # (a score is never below 0 nor NaN: those above 0 are those that are not 0)
+    guard = weights.off_topic_penalty > 0 and len(relevance) - relevance.count(0.0) >= 2
     # The named-site bonus goes to a site only when the query names one site: "Code 9"
     # naming code9.com.au, thecode9project.org and code9security.com names none of them.
     named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
@@ -280,6 +284,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     rounded: dict[float, float] = {}
     line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
     decay_of = _DECAY_OF
+    new = object.__new__
     keys: list[tuple[bool, float, tuple[int, int, str]]] = []
     for j, r in zip(items, relevance, strict=True):
         v = j.verdict
@@ -296,17 +301,17 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             except KeyError:  # a label met first, or a position beyond the table
                 x = _evidence(positions, weights_of, line_of)
         # _r of values most results share (positions repeat; most relevances are 0): each
-        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0), by
-        # _round4 inline
+        # rounded once, by _round4 inline (0 is never looked up: a memo would give -0.0 for
+        # 0.0, and round keeps either zero as it is)
         x = engine_weight * x
-        engine = rounded.get(x) if x else None
+        engine = rounded.get(x) if x else x  # (round(x, 4) of 0.0 or -0.0 is itself)
         if engine is None:
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
             engine = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
                                    else round(x, 4))
         x = relevance_weight * r / rmax
-        rel = rounded.get(x) if x else None
+        rel = rounded.get(x) if x else x
         if rel is None:
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
@@ -321,7 +326,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         off = off_topic if guard and r == 0 and not v.named else 0.0
         demote = demote_penalty if v.demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
-        total = rounded.get(x) if x else None
+        total = rounded.get(x) if x else x
         if total is None:
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
@@ -333,10 +338,15 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             tier, last = "primary" if v.preferred else "normal", False
         tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
                min(positions.values()) if positions else 0, c.key)
-        ranked.append(Ranked(j, (engine, rel, prefer, multi, named, off, demote, total, tier,
-                                 0.0, v.demoted, v.kept_by), tie))
+        item = new(Ranked)  # Ranked(j, values, tie): the fields set on a bare instance
+        item.judged = j
+        item.values = (engine, rel, prefer, multi, named, off, demote, total, tier, 0.0,
+                       v.demoted, v.kept_by)
+        item.tie = tie
+        item._parts = None
+        ranked.append(item)
         keys.append((last, -total, tie))  # _order(ranked[-1])
-    if any(key[1] != key[1] for key in keys):  # a NaN total: ties then follow the key order
+    if math.isnan(sum(map(_TOTAL, keys))):  # a NaN total (or inf - inf): ties by key order
         ranked, keys = _by_candidate_key(ranked, keys)
     ranked = _sorted(ranked, keys)
     if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
@@ -364,8 +374,10 @@ def _round4(x: float) -> float:
     within half an ulp of the exact product, so when it lies clearly between two halves
     (|y - n| < 0.4999, |y| < 10**9) the nearest integer ``n`` of ``y`` is that of the exact
     product, which is what ``round`` rounds to, and ``n / 10**4`` (IEEE division, correctly
-    rounded) is the double nearest ``n * 10**-4``, which is what ``round`` returns. 0 and near
-    ties are left to ``round`` (the sign of a zero)."""
+    rounded) is the double nearest ``n * 10**-4``, which is what ``round`` returns. A zero
+    is itself; what rounds to 0 and near ties are left to ``round`` (the sign of a zero)."""
+    if not x:
+        return x  # 0.0 or -0.0: round keeps it
     y = x * 1e4
     n = y + _TO_INTEGER - _TO_INTEGER
     return n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9 else round(x, 4)
