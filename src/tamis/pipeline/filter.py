@@ -77,6 +77,7 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
+    new = object.__new__
     for candidate, verdict in zip(candidates, rules.judge_all(candidates, query, intent),
                                   strict=True):
         if verdict.drop:
@@ -87,7 +88,10 @@ def filter_candidates(
                 search_pages.append(Judged(candidate, verdict._replace(
                     drop=None, kept_by=f"{LAST_RESORT}: {verdict.drop}")))
         else:
-            kept.append(Judged(candidate, verdict))
+            judged = new(Judged)  # Judged(candidate, verdict), set on a bare instance
+            judged.candidate = candidate
+            judged.verdict = verdict
+            kept.append(judged)
     if (not kept and search_pages and rules.search_pages_last_resort
             and all(d.reason in SEARCH_PAGE_REASONS for d in dropped)):
         # Every result is a search-engine page: the engine's own titles and snippets beat an
