@@ -17,7 +17,9 @@ labels = st.sampled_from(["searxng:bing", "searxng:brave", "tavily", "searxng:go
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(labels, st.integers(1, 60)), min_size=0, max_size=3),
-       st.text(alphabet="ab <&é\t", max_size=20), st.text(alphabet="cd <&é", max_size=30),
+       st.text(alphabet="ab <&é\t\x7f", max_size=20) | st.text(alphabet="ab ", min_size=295,
+                                                                 max_size=305),
+       st.text(alphabet="cd <&é\x1f", max_size=45),
        st.sampled_from(["", "2024-01-02"]), st.sampled_from(["searxng", "tavily"]),
        st.integers(0, 3), st.sampled_from([0.5, 1.0, 2.0]))
 def test_single_is_fold_of_one_hit(pairs: list[tuple[str, int]], title: str, snippet: str,

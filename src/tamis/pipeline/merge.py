@@ -10,7 +10,7 @@ from tamis.models import Candidate, Dropped, RawHit
 from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.url_batch import Cleaned, clean_urls
 from tamis.pipeline.urls import Unwrapper, registrable_domain
-from tamis.text import clean_text
+from tamis.text import NOT_PLAIN, clean_text
 
 _new = object.__new__
 _Seen = tuple[RawHit, Cleaned, int, int, float]  # hit, its URL, index, line order, weight
@@ -168,13 +168,24 @@ def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
             positions = dict(sorted(positions.items()))
         best = min(found) if found else index
     url, key, host, path, query, _ = clean
+    # clean_text of title and snippet, skipped where it provably returns the text as it is
+    # (ASCII, no tag, entity or control, single spaces only, within its cap): most texts
+    title, snippet = hit.title, hit.snippet
+    if not (title and title.isascii() and len(title) <= 300 and "  " not in title
+            and 1 not in title.encode("ascii").translate(NOT_PLAIN)
+            and title[0] != " " != title[-1]):
+        title = clean_text(title, 300)
+    if not (snippet and snippet.isascii() and len(snippet) <= max_chars and "  " not in snippet
+            and 1 not in snippet.encode("ascii").translate(NOT_PLAIN)
+            and snippet[0] != " " != snippet[-1]):
+        snippet = clean_text(snippet, max_chars)
     # Candidate(...) with its fields set one by one on a bare instance: the dataclass's
     # __init__ call costs more than the sixteen stores (test_merge_fast: the same candidate)
     c = _new(Candidate)
     c.key = key
     c.url = url
-    c.title = clean_text(hit.title, 300) or host
-    c.snippet = clean_text(hit.snippet, max_chars)
+    c.title = title or host
+    c.snippet = snippet
     c.host = host
     c.domain = registrable_domain(host)
     c.path = path
