@@ -55,7 +55,8 @@ paths = st.sampled_from(["/", "", "/en/", "/search", "/shop/x", "/login.php", "/
 queries = st.sampled_from(["", "q=x", "s=", "add-to-cart=1", "page=2&q=a", "page=2", "ref=home",
                            "x=%41", "a+b=1", "q=", "&&"])
 titles = st.sampled_from([None, "", "Proxmox thin pool", "example.org is for sale",
-                          "Welcome to nginx!", "Buy now"])
+                          "Welcome to nginx!", "Buy now", "Domain parked", "Ünïcode for sale",
+                          "  spaced   for  sale ", "proxmox.com - coming soon", "Café"])
 
 
 @settings(max_examples=400, deadline=None)

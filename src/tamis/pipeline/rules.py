@@ -245,8 +245,11 @@ class Rules:
         plain = self._plain_paths(False)  # what a path must hold for a pattern to take it
         queried = self._plain_paths(True)  # ... with a query string
         placeholder = self.placeholders.match
+        # True: the title is certainly no placeholder's (most), found for all at once
+        unmatched = self.placeholders.unmatched([c.title for c in candidates])
         judge_url = self._judge_url
-        for c in candidates:
+        for i, c in enumerate(candidates):
+            plain_title = unmatched is not None and unmatched[i]
             host = c.host
             part = hosts.get(host)
             if part is None:
@@ -265,13 +268,13 @@ class Rules:
                         break
                 else:
                     verdict = part[3].get(prefer)
-                    if verdict is not None and placeholder(c.title, host,
-                                                           part[1].domain) is None \
+                    if verdict is not None and (plain_title or placeholder(
+                            c.title, host, part[1].domain) is None) \
                             and not (query and self.query_drops(host, segments, query)):
                         out.append(verdict)
                         continue
             out.append(judge_url(host, c.path, query, query_text, intent, c.title, part,
-                                 segments))
+                                 segments, plain_title))
         return out
 
     def _host_part(self, query_text: str, host: str) -> _HostPart:
@@ -298,8 +301,9 @@ class Rules:
 
     def _judge_url(self, host: str, path: str, query: str, query_text: str,
                    intent: QueryIntent, title: str | None, part: _HostPart,
-                   segments: list[str] | None = None) -> Verdict:
-        """``segments``: ``split_path(path)``, when the caller has them (never changed)."""
+                   segments: list[str] | None = None, plain_title: bool = False) -> Verdict:
+        """``segments``: ``split_path(path)``, when the caller has them (never changed);
+        ``plain_title``: the title is known to be no placeholder's (``unmatched``)."""
         match, facts, demoted, plain = part
         lifted = self.lifted[intent.kind]
         named = match == 2
@@ -314,7 +318,7 @@ class Rules:
                     if head in subject:
                         break
                 else:  # no pattern of either path set takes it (most paths)
-                    if self.placeholders.match(title, host, facts.domain) is None:
+                    if plain_title or self.placeholders.match(title, host, facts.domain) is None:
                         verdict = plain.get(lifted.prefer)  # the host's verdict
                         if verdict is None:
                             preferred = None if demoted else facts.preferred
@@ -326,7 +330,7 @@ class Rules:
             pattern = self.path_patterns.first_match(segments, False, subject=subject)
             if pattern is None:
                 drop = None
-                if self.placeholders.match(title, host, facts.domain):
+                if not plain_title and self.placeholders.match(title, host, facts.domain):
                     drop = PLACEHOLDER_REASON
                 preferred = None if demoted else facts.preferred
                 kind = self.source_type(facts, segments, query, bool(demoted), preferred,
@@ -340,7 +344,8 @@ class Rules:
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
                                         lifted, titled, subject)
-        if drop is None and self.placeholders.match(title, host, facts.domain):
+        if drop is None and not plain_title and self.placeholders.match(title, host,
+                                                                         facts.domain):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"
