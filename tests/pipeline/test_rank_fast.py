@@ -54,7 +54,7 @@ def judged(i: int, positions: dict[str, int], title: str = "thin pool", demoted:
                   title=title, snippet=f"snippet {i}", host=f"k{i % 7}.example",
                   domain=f"k{i % 7}.example", path=f"/{i}", query="",
                   engines=sorted(positions), positions=dict(sorted(positions.items())),
-                  lines={"searxng": 1}, line_orders=[i % 3],
+                  lines={"searxng": 1}, line_orders=[[i % 3], [2, 0], []][i % 3 if i % 4 else 0],
                   weights=weights if weights is not None else {"searxng": 1.0, "tavily": 0.5},
                   first_seen=i)
     verdict = Verdict(None, "demote_domains:x" if demoted else None, None, "web")
@@ -80,6 +80,9 @@ def test_engine_parts_are_the_plain_sum_and_input_order_changes_nothing(
             getattr(r.parts, f) for f in ("fusion", "relevance", "prefer", "multi_engine",
                                           "named", "off_topic", "demote", "same_site")), 4),
             abs_tol=1e-3)
+        c = r.candidate
+        assert r.tie == (min(c.line_orders, default=0), min(c.positions.values(), default=0),
+                         c.key)
     expected = [(r.candidate.key, r.values) for r in ranked]
     for order in (sorted(items, key=lambda j: j.candidate.key), items[::-1],
                   rng.sample(items, len(items))):

@@ -233,28 +233,38 @@ class _Terms:
     def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
         """Title, snippet and URL words: their number, and the counts of the query's terms
         (those it holds, in the order of ``terms``)."""
-        text = f"{c.title} {c.snippet} {c.host} {c.path}"
-        if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
-            raw = text.encode("ascii")
-            lowered = text.lower() if self.ascii_words else ""
-            counts = {}
-            doubled = None
-            for _, word, name in self.ascii_words:
-                # in some word: is it one (how many times)? A term (ASCII letters and digits)
-                # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes'
-                # ``in`` and ``find`` parse their arguments at a cost)
-                if name in lowered:
-                    if doubled is None:
-                        low = raw.translate(_ASCII_SPACES)
-                        doubled = b"  " + low.replace(b" ", b"  ") + b"  "
-                    found = doubled.count(word)
-                    if found:
-                        counts[name] = found
-            shape = raw.translate(_ASCII_SHAPE)
-            return shape.count(b" a") + (shape[0] == 97), counts  # (text is never empty)
-        words = _WORD.findall(fold(text))
-        found = self.words.intersection(words)
-        return len(words), {t: words.count(t) for t in self.terms if t in found}
+        return self.docs([c])[0]
+
+    def docs(self, candidates: list[Candidate]) -> list[tuple[int, dict[str, int]]]:
+        """``doc`` of each candidate (one call for them all)."""
+        ascii_words = self.ascii_words
+        out = []
+        for c in candidates:
+            text = f"{c.title} {c.snippet} {c.host} {c.path}"
+            if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
+                raw = text.encode("ascii")
+                lowered = text.lower() if ascii_words else ""
+                counts = {}
+                doubled = None
+                for _, word, name in ascii_words:
+                    # in some word: is it one (how many times)? A term (ASCII letters and
+                    # digits) is in the text lower-cased where it is in ``low`` (``in`` on
+                    # str: bytes' ``in`` and ``find`` parse their arguments at a cost)
+                    if name in lowered:
+                        if doubled is None:
+                            low = raw.translate(_ASCII_SPACES)
+                            doubled = b"  " + low.replace(b" ", b"  ") + b"  "
+                        found = doubled.count(word)
+                        if found:
+                            counts[name] = found
+                shape = raw.translate(_ASCII_SHAPE)
+                out.append((shape.count(b" a") + (shape[0] == 97), counts))  # (never empty)
+            else:
+                words = _WORD.findall(fold(text))
+                found_terms = self.words.intersection(words)
+                out.append((len(words), {t: words.count(t) for t in self.terms
+                                         if t in found_terms}))
+        return out
 
 
 @collector_paused
@@ -264,10 +274,8 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # place, so it is not sorted first (``tests/pipeline/test_rank.py`` shuffles it).
     items = judged
     terms = sorted(set(tokens(query)))
-    counted = _Terms(terms)
-    doc = counted.doc
-    relevance = (_bm25_counted(terms, [doc(j.candidate) for j in items]) if terms and items
-                 else [0.0] * len(items))
+    relevance = (_bm25_counted(terms, _Terms(terms).docs([j.candidate for j in items]))
+                 if terms and items else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
     # (a score is never below 0 nor NaN: those above 0 are those that are not 0)
@@ -294,6 +302,10 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         x = 0.0
         if positions:
             weights_of = c.weights
+            if len(positions) == 1:
+                (best,) = positions.values()  # min of one, without a call
+            else:
+                best = min(positions.values())
             try:
                 for label, position in (positions.items() if len(positions) <= 2
                                         else sorted(positions.items())):
@@ -336,8 +348,9 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             tier, last = "demoted", True
         else:
             tier, last = "primary" if v.preferred else "normal", False
-        tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
-               min(positions.values()) if positions else 0, c.key)
+        orders = c.line_orders  # (min of one item: the item, without a call)
+        tie = (orders[0] if len(orders) == 1 else min(orders) if orders else 0,
+               best if positions else 0, c.key)
         item = new(Ranked)  # Ranked(j, values, tie): the fields set on a bare instance
         item.judged = j
         item.values = (engine, rel, prefer, multi, named, off, demote, total, tier, 0.0,
