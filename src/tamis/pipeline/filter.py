@@ -46,7 +46,7 @@ def engine_order(candidates: list[Candidate], first: int | None = None) -> list[
         return sorted(candidates, key=_engine_rank)
     # nsmallest(first, candidates, key=_engine_rank): whole keys only for the candidates
     # whose best position can be among the first (no better than the first-th best)
-    best = [min(c.positions.values()) if c.positions else 10**6 for c in candidates]
+    best = [min(p.values()) if (p := c.positions) else 10**6 for c in candidates]
     if first <= 0 or not best:
         return []
     cut = heapq.nsmallest(first, best)[-1]

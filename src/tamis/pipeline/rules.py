@@ -254,7 +254,15 @@ class Rules:
             part = hosts.get(host)
             if part is None:
                 part = hosts[host] = self._host_part(query_text, host)
-            segments = split_path(c.path)
+            path = c.path
+            if "%" in path or "//" in path:
+                segments = split_path(path)
+            else:  # split_path(path), inline (most paths)
+                segments = path.lower().split("/")
+                if not segments[0]:
+                    del segments[0]
+                if segments and not segments[-1]:
+                    segments.pop()
             query = c.query
             needs = queried if query else plain
             if needs is not None and segments and part[1].listed is None \
@@ -273,7 +281,7 @@ class Rules:
                             and not (query and self.query_drops(host, segments, query)):
                         out.append(verdict)
                         continue
-            out.append(judge_url(host, c.path, query, query_text, intent, c.title, part,
+            out.append(judge_url(host, path, query, query_text, intent, c.title, part,
                                  segments, plain_title))
         return out
 
