@@ -11,16 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tamis.models import Candidate
-from tamis.pipeline.rank import (
-    _WORD,
-    _bm25,
-    _bm25_counted,
-    _Terms,
-    decay,
-    engine_evidence,
-    fold,
-    tokens,
-)
+from tamis.pipeline.intent import fold
+from tamis.pipeline.rank import decay, engine_evidence
+from tamis.pipeline.relevance import _WORD, _bm25, _bm25_counted, _Terms, tokens
 
 
 def candidate(title: str, snippet: str = "", path: str = "/",
