@@ -88,3 +88,14 @@ def test_engine_parts_are_the_plain_sum_and_input_order_changes_nothing(
                   rng.sample(items, len(items))):
         assert [(r.candidate.key, r.values) for r in rank(order, "thin pool", RANKING)] \
             == expected
+
+
+def test_rank_reads_the_verdict_fields_in_their_order() -> None:
+    """rank unpacks a Verdict by position: its fields must stay in this order."""
+    assert Verdict._fields == ("drop", "demoted", "preferred", "source_type", "named",
+                               "named_part", "prefer_counts", "kept_by")
+    item = judged(0, {"searxng:bing": 1})
+    item.verdict = Verdict(None, None, "python.org", "official", True, True, True, "k")
+    (ranked,) = rank([item], "thin pool", RANKING)
+    assert ranked.parts.prefer == _r(RANKING.prefer_bonus) and ranked.parts.tier == "primary"
+    assert ranked.parts.kept_by == "k" and ranked.parts.demote == 0.0

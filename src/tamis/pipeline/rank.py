@@ -167,7 +167,8 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     new = object.__new__
     keys: list[tuple[bool, float, tuple[int, int, str]]] = []
     for j, r in zip(items, relevance, strict=True):
-        v = j.verdict
+        # the verdict's fields read once (a NamedTuple's, by position: Verdict's order)
+        _, demoted, preferred, _, named_site, _, prefer_counts, kept_by = j.verdict
         c = j.candidate
         positions = c.positions
         # engine_evidence(c), the same sum in the same order, each label's line split once
@@ -201,14 +202,14 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             n = y + _TO_INTEGER - _TO_INTEGER
             rel = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
                                 else round(x, 4))
-        prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
+        prefer = prefer_bonus if preferred and prefer_counts else 0.0
         others = len(c.engines) - 1 if c.engines else 0
         multi = multi_bonus.get(others)
         if multi is None:
             multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
-        named = named_bonus if v.named and front_page(c) and len(named_sites) == 1 else 0.0
-        off = off_topic if guard and r == 0 and not v.named else 0.0
-        demote = demote_penalty if v.demoted else 0.0
+        named = named_bonus if named_site and front_page(c) and len(named_sites) == 1 else 0.0
+        off = off_topic if guard and r == 0 and not named_site else 0.0
+        demote = demote_penalty if demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
         total = rounded.get(x) if x else x
         if total is None:
@@ -216,17 +217,17 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
             n = y + _TO_INTEGER - _TO_INTEGER
             total = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
                                   else round(x, 4))
-        if v.demoted:
+        if demoted:
             tier, last = "demoted", True
         else:
-            tier, last = "primary" if v.preferred else "normal", False
+            tier, last = "primary" if preferred else "normal", False
         orders = c.line_orders  # (min of one item: the item, without a call)
         tie = (orders[0] if len(orders) == 1 else min(orders) if orders else 0,
                best if positions else 0, c.key)
         item = new(Ranked)  # Ranked(j, values, tie): the fields set on a bare instance
         item.judged = j
         item.values = (engine, rel, prefer, multi, named, off, demote, total, tier, 0.0,
-                       v.demoted, v.kept_by)
+                       demoted, kept_by)
         item.tie = tie
         item._parts = None
         ranked.append(item)
