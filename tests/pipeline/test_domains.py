@@ -154,3 +154,22 @@ def test_the_table_bisected_and_in_sets_holds_the_same_lines() -> None:
     assert bisected.sets is None and in_sets.sets is not None
     assert bisected.holds("co.uk") == (True, True) and bisected.holds("bd") == (False, True)
     assert not any(bisected.holds(line)[1] for line in lines if line.startswith("//"))
+
+
+def test_the_sampled_table_holds_what_the_plain_bisection_holds() -> None:
+    """``_Sampled.holds`` (bisect on sampled lines, then one find) answers ``_holds``: every
+    line, near misses on both sides, items before the first and after the last line, and a
+    small step (many samples) as well as one larger than the text (one sample)."""
+    from tamis import domains
+
+    table = domains._Table()
+    for text in (table.rules_text, table.others_text):
+        lines = [line for line in text.split("\n") if line]
+        probes = [*lines, *(line + "x" for line in lines[::5]), *(line[:-1] for line in lines[::5]),
+                  *(line + "\n" for line in lines[::50]), "", "\n", "!", "\uffff", "0", "zzzz"]
+        for step in (1, 7, 512, 10**7):
+            sampled = domains._Sampled.__new__(domains._Sampled)
+            sampled.STEP = step  # type: ignore[misc]
+            sampled.__init__(text)  # type: ignore[misc]
+            for item in probes:
+                assert sampled.holds(item) == domains._holds(text, item), (step, item)

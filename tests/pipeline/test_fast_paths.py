@@ -197,3 +197,14 @@ def test_clean_text_skips_only_what_would_not_change(text: str, cap: int | None)
     from tamis.text import clean_text
 
     assert clean_text(text, cap) == plain_clean_text(text, cap)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" ab\x7f\x1f\x7e\x80<&;amp>\t", max_size=30),
+       st.one_of(st.none(), st.integers(1, 40)))
+def test_clean_text_on_ascii_read_as_bytes_is_the_plain_one(text: str, cap: int | None) -> None:
+    """The ASCII fast path (one byte table for tags, entities and controls, DEL included)."""
+    from tamis.text import clean_text
+
+    assert clean_text(text, cap) == plain_clean_text(text, cap)
+    assert clean_text(f" {text} ", cap) == plain_clean_text(f" {text} ", cap)

@@ -50,17 +50,22 @@ def test_rules_memos_stay_bounded(monkeypatch) -> None:  # type: ignore[no-untyp
 hosts = st.sampled_from(["medium.com", "www.amazon.com", "proxmox.com", "forum.proxmox.com",
                          "google.de", "merriam-webster.com", "github.com", "example.org"])
 paths = st.sampled_from(["/", "", "/en/", "/search", "/shop/x", "/login.php", "/tag/a/",
-                         "/dictionary/word", "/a/b/c", "/questions/1/x", "/s%2Fx/y", "//a//"])
-queries = st.sampled_from(["", "q=x", "s=", "add-to-cart=1", "page=2&q=a"])
+                         "/dictionary/word", "/a/b/c", "/questions/1/x", "/s%2Fx/y", "//a//",
+                         "/a/search.php", "/find/research.html", "/docs/x", "/a/b"])
+queries = st.sampled_from(["", "q=x", "s=", "add-to-cart=1", "page=2&q=a", "page=2", "ref=home",
+                           "x=%41", "a+b=1", "q=", "&&"])
 titles = st.sampled_from([None, "", "Proxmox thin pool", "example.org is for sale",
-                          "Welcome to nginx!", "Buy now"])
+                          "Welcome to nginx!", "Buy now", "Domain parked", "Ünïcode for sale",
+                          "  spaced   for  sale ", "proxmox.com - coming soon", "Café"])
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(hosts, paths, queries, titles), max_size=8),
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(hosts, paths, queries, titles), max_size=16),
        st.sampled_from(["proxmox thin pool", "amazon", "define word", "buy shoes", ""]))
 def test_judge_all_is_judge_of_each(found: list[tuple[str, str, str, str | None]],
                                     query: str) -> None:
+    """Its fast path (a host's verdict again: a path no pattern can take, with a query
+    string or without) against ``judge`` of each, on a fresh Rules."""
     from dataclasses import replace
 
     from tamis.pipeline.filter import query_intent
@@ -74,3 +79,22 @@ def test_judge_all_is_judge_of_each(found: list[tuple[str, str, str, str | None]
     expected = [Rules(rules.policy).judge(c.host, c.path, c.query, query, intent, c.title)
                 for c in candidates]
     assert rules.judge_all(candidates, query, intent) == expected
+
+
+def test_kept_results_are_judged_as_the_class_makes_them() -> None:
+    """filter_candidates sets a bare Judged's two fields: the same as Judged(candidate, verdict)."""
+    from dataclasses import replace
+
+    from tamis.pipeline.filter import Judged, filter_candidates, query_intent
+    from tamis.pipeline.rules import Rules
+    from tamis.settings import load_config
+
+    rules = Rules(load_config(None).config.policy)
+    candidates = [replace(candidate(f"h{i}.example", {"s:bing": i + 1}), path=f"/p/{i}")
+                  for i in range(5)]
+    kept, dropped = filter_candidates(candidates, rules, "some words")
+    verdicts = rules.judge_all(candidates, "some words",
+                               query_intent(candidates, rules, "some words"))
+    assert not dropped and [type(j) for j in kept] == [Judged] * 5
+    assert [repr(j) for j in kept] == [repr(Judged(c, v)) for c, v in zip(candidates, verdicts,
+                                                                           strict=True)]

@@ -7,7 +7,8 @@ import random
 from tamis.models import RawHit
 from tamis.pipeline.filter import filter_candidates
 from tamis.pipeline.merge import merge
-from tamis.pipeline.rank import bm25_scores, rank, tokens
+from tamis.pipeline.rank import rank
+from tamis.pipeline.relevance import bm25_scores, tokens
 from tamis.pipeline.rules import Rules
 from tamis.settings import load_config
 

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tamis.models import Candidate
-from tamis.pipeline.rank import _WORD, _bm25, _Terms, decay, engine_evidence, fold, tokens
+from tamis.pipeline.intent import fold
+from tamis.pipeline.rank import decay, engine_evidence
+from tamis.pipeline.relevance import _WORD, _bm25, _bm25_counted, _Terms, tokens
 
 
 def candidate(title: str, snippet: str = "", path: str = "/",
@@ -63,6 +65,8 @@ def test_counts_and_bm25_are_the_plain_definitions(pages: list[tuple[str, str]],
     assert [(n, dict(c)) for n, c in fast] == [(n, dict(c)) for n, c in plain]
     if terms:
         assert _bm25(terms, fast) == plain_bm25(terms, plain)
+        assert _bm25_counted(terms, fast) == plain_bm25(terms, plain)  # rank's: counts only
+        assert all(list(c) == [t for t in terms if t in c] for _, c in fast)  # terms order
 
 
 @given(st.dictionaries(st.sampled_from(["searxng:bing", "searxng:brave", "tavily", "x:y"]),

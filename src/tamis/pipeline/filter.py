@@ -46,7 +46,7 @@ def engine_order(candidates: list[Candidate], first: int | None = None) -> list[
         return sorted(candidates, key=_engine_rank)
     # nsmallest(first, candidates, key=_engine_rank): whole keys only for the candidates
     # whose best position can be among the first (no better than the first-th best)
-    best = [min(c.positions.values()) if c.positions else 10**6 for c in candidates]
+    best = [min(p.values()) if (p := c.positions) else 10**6 for c in candidates]
     if first <= 0 or not best:
         return []
     cut = heapq.nsmallest(first, best)[-1]
@@ -77,6 +77,7 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
+    new = object.__new__
     for candidate, verdict in zip(candidates, rules.judge_all(candidates, query, intent),
                                   strict=True):
         if verdict.drop:
@@ -87,7 +88,10 @@ def filter_candidates(
                 search_pages.append(Judged(candidate, verdict._replace(
                     drop=None, kept_by=f"{LAST_RESORT}: {verdict.drop}")))
         else:
-            kept.append(Judged(candidate, verdict))
+            judged = new(Judged)  # Judged(candidate, verdict), set on a bare instance
+            judged.candidate = candidate
+            judged.verdict = verdict
+            kept.append(judged)
     if (not kept and search_pages and rules.search_pages_last_resort
             and all(d.reason in SEARCH_PAGE_REASONS for d in dropped)):
         # Every result is a search-engine page: the engine's own titles and snippets beat an

@@ -10,8 +10,9 @@ from tamis.models import Candidate, Dropped, RawHit
 from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.url_batch import Cleaned, clean_urls
 from tamis.pipeline.urls import Unwrapper, registrable_domain
-from tamis.text import clean_text
+from tamis.text import NOT_PLAIN, clean_text
 
+_new = object.__new__
 _Seen = tuple[RawHit, Cleaned, int, int, float]  # hit, its URL, index, line order, weight
 
 
@@ -125,16 +126,7 @@ def merge(
             pages[key] = [seen, index]
         else:
             seen.append(index)
-    # pages are in first-seen order (a key's first hit creates it)
-    candidates = []
-    for seen in pages.values():
-        if type(seen) is int:
-            hit, order, weight = hits[seen - 1]
-            candidates.append(_single(hit, cleaned[seen - 1], seen, order, weight, max_chars))
-        else:
-            candidates.append(_fold([(hits[i - 1][0], cleaned[i - 1], i, hits[i - 1][1],
-                                      hits[i - 1][2]) for i in seen], max_chars))
-    return candidates, invalid
+    return _candidates(hits, cleaned, pages, max_chars), invalid
 
 
 def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
@@ -144,47 +136,84 @@ def _fold(seen: list[_Seen], max_chars: int) -> Candidate:
     return acc.candidate()
 
 
+def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
+                pages: dict[str, int | list[int]], max_chars: int) -> list[Candidate]:
+    """One candidate per page (``pages``: each page's hit index, or the list of them), in
+    first-seen order (a key's first hit creates it). A page seen once (most pages) is built
+    here, what ``_fold`` gives without the sets (``_single``; test_merge_fast compares)."""
+    candidates = []
+    domains: dict[str, str] = {}
+    for index in pages.values():
+        if type(index) is not int:
+            candidates.append(_fold([(hits[i - 1][0], cleaned[i - 1], i, hits[i - 1][1],
+                                      hits[i - 1][2]) for i in index], max_chars))
+            continue
+        hit, order, weight = hits[index - 1]
+        clean = cleaned[index - 1]
+        engines, found = hit.engines, hit.positions
+        n = len(engines)
+        if n == 1 and len(found) == 1:  # one engine (most hits): nothing to sort
+            positions = {engines[0]: found[0]}
+            best = found[0]
+        elif n == 2 and len(found) == 2:  # two: one comparison sorts them
+            first, second = engines
+            at_first, at_second = found
+            best = at_first if at_first <= at_second else at_second
+            positions = ({first: at_first, second: at_second} if first < second else
+                         {second: at_second, first: at_first} if second < first else
+                         {first: best})
+        else:
+            positions = dict(sorted(_pairs(engines, found)))  # labels differ: sorted by label
+            if len(positions) < len(engines):  # a label twice: its best position
+                positions = {}
+                for label, pos in _pairs(engines, found):
+                    positions[label] = min(pos, positions.get(label, pos))
+                positions = dict(sorted(positions.items()))
+            best = min(found) if found else index
+        url, key, host, path, query, _ = clean
+        # clean_text of title and snippet, skipped where it provably returns the text as it
+        # is (ASCII, no tag, entity or control, single spaces only, within its cap): most
+        title, snippet = hit.title, hit.snippet
+        if not (title and title.isascii() and len(title) <= 300 and "  " not in title
+                and 1 not in title.encode("ascii").translate(NOT_PLAIN)
+                and title[0] != " " != title[-1]):
+            title = clean_text(title, 300)
+        if not (snippet and snippet.isascii() and len(snippet) <= max_chars
+                and "  " not in snippet and 1 not in snippet.encode("ascii").translate(NOT_PLAIN)
+                and snippet[0] != " " != snippet[-1]):
+            snippet = clean_text(snippet, max_chars)
+        # Candidate(...) with its fields set one by one on a bare instance: the dataclass's
+        # __init__ call costs more than the sixteen stores (test_merge_fast: the same one)
+        c = _new(Candidate)
+        c.key = key
+        c.url = url
+        c.title = title or host
+        c.snippet = snippet
+        c.host = host
+        domain = domains.get(host)  # registrable_domain(host), asked once a host
+        if domain is None:
+            domain = domains[host] = registrable_domain(host)
+        c.domain = domain
+        c.path = path
+        c.query = query
+        c.engines = list(positions)  # (sorted)
+        c.positions = positions
+        c.lines = {hit.line: best}
+        c.line_orders = [order]
+        c.weights = {hit.line: weight}
+        c.first_seen = index
+        c.variants = [hit.url[:2000]]
+        c.published = hit.published or None
+        candidates.append(c)
+    return candidates
+
+
 def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
             max_chars: int) -> Candidate:
-    """``_fold`` of a page seen once (most pages), without the sets."""
-    engines, found = hit.engines, hit.positions
-    n = len(engines)
-    if n == 1 and len(found) == 1:  # one engine (most hits): nothing to sort
-        positions = {engines[0]: found[0]}
-        best = found[0]
-    elif n == 2 and len(found) == 2:  # two: one comparison sorts them
-        first, second = engines
-        at_first, at_second = found
-        best = at_first if at_first <= at_second else at_second
-        positions = ({first: at_first, second: at_second} if first < second else
-                     {second: at_second, first: at_first} if second < first else {first: best})
-    else:
-        positions = dict(sorted(_pairs(engines, found)))  # labels differ: sorted by label
-        if len(positions) < len(engines):  # a label twice: its best position
-            positions = {}
-            for label, pos in _pairs(engines, found):
-                positions[label] = min(pos, positions.get(label, pos))
-            positions = dict(sorted(positions.items()))
-        best = min(found) if found else index
-    url, key, host, path, query, _ = clean
-    return Candidate(  # positional (the field order of Candidate): twice as fast as keywords
-        key,  # key
-        url,  # url
-        clean_text(hit.title, 300) or host,  # title
-        clean_text(hit.snippet, max_chars),  # snippet
-        host,  # host
-        registrable_domain(host),  # domain
-        path,  # path
-        query,  # query
-        list(positions),  # engines (sorted)
-        positions,  # positions
-        {hit.line: best},  # lines
-        [order],  # line_orders
-        {hit.line: weight},  # weights
-        index,  # first_seen
-        [hit.url[:2000]],  # variants
-        hit.published or None,  # published
-    )
+    """``_fold`` of a page seen once (most pages), without the sets: what ``_candidates``
+    makes of it."""
+    return _candidates([(hit, order, weight)] * index, [clean] * index, {clean[1]: index},
+                       max_chars)[0]
 
 
 def _pairs(engines: list[str], found: list[int]) -> zip[tuple[str, int]]:

@@ -12,6 +12,7 @@ company's name after the domain.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -60,6 +61,36 @@ class PlaceholderTitles:
         if anchored(text) is None and searched(text) is None:
             return None
         return self._first(self.patterns, text, host, domain)
+
+    def unmatched(self, titles: list[str | None]) -> list[bool] | None:
+        """For each title, True when ``match`` of it is certainly None: an ASCII title holding
+        none of the words (``_words``), found for all the titles at once (each word looked
+        for in their lower-cased texts joined by line breaks, which no such text holds);
+        None when the patterns have no such words."""
+        words = self._words
+        if words is None or not self.patterns:
+            return None
+        lows = []  # the texts match reads, one line each ("": a title match never reads)
+        for title in titles:
+            if title:
+                text = (title if title.isprintable() and "  " not in title
+                        else " ".join(title.split()))
+                lows.append(text.lower() if text.isascii() else "")
+            else:
+                lows.append("")
+        unmatched = [bool(low) or not title for low, title in zip(lows, titles, strict=True)]
+        joined = "\n".join(lows)
+        starts = []  # where each text starts in joined
+        at = 0
+        for low in lows:
+            starts.append(at)
+            at += len(low) + 1
+        for word in words:
+            found = joined.find(word)
+            while found >= 0:  # (a word holding a break may span two lines: asked, no harm)
+                unmatched[bisect_right(starts, found) - 1] = False
+                found = joined.find(word, found + 1)
+        return unmatched
 
     @staticmethod
     def _first(patterns: list[str], text: str, host: str, domain: str) -> str | None:

@@ -24,61 +24,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Mapping
-from operator import attrgetter
+from operator import itemgetter
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
 from tamis.pipeline.gcpause import collector_paused
-from tamis.pipeline.intent import fold
+from tamis.pipeline.relevance import _bm25_counted, _Terms, tokens
 from tamis.policy.schema import Ranking
-
-STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
-    "how", "i", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "what",
-    "when", "where", "which", "who", "why", "with", "you", "your",
-    "de", "la", "le", "les", "des", "du", "en", "et", "el", "los", "y", "der", "die", "das",
-    "und", "http", "https", "www", "com", "org", "net", "html", "htm", "php",
-})
-_WORD = re.compile(r"[^\W_]+")
-
-
-def tokens(text: str) -> list[str]:
-    return [w for w in _WORD.findall(fold(text)) if w not in STOPWORDS and len(w) > 1]
-
-
-def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> list[float]:
-    """Plain BM25 over a small set of short documents (titles + snippets)."""
-    terms = sorted(set(tokens(query)))
-    if not docs or not terms:
-        return [0.0] * len(docs)
-    wanted = frozenset(terms)
-    return _bm25(terms, [(len(d), Counter(w for w in d if w in wanted)) for d in docs], k1, b)
-
-
-def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float = 1.2,
-          b: float = 0.75) -> list[float]:
-    """BM25 from each document's length and its counts of the query terms."""
-    n = len(docs)
-    avg = sum(length for length, _ in docs) / n or 1.0
-    df = dict.fromkeys(terms, 0)
-    for _, tf in docs:
-        for t in tf:
-            if t in df:
-                df[t] += 1
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
-    scores = []
-    for length, tf in docs:
-        score = 0.0
-        if tf:
-            norm = k1 * (1 - b + b * length / avg)
-            for t in terms:
-                f = tf.get(t, 0)
-                if f:
-                    score += idf[t] * f * (k1 + 1) / (f + norm)
-        scores.append(score)
-    return scores
 
 
 def decay(position: int) -> float:
@@ -86,7 +38,11 @@ def decay(position: int) -> float:
     return 1.0 / math.log2(max(position, 1) + 1)
 
 
+_TOTAL = itemgetter(1)  # of an order key (rank's keys)
 _DECAYS = tuple(decay(p) for p in range(101))  # decay(0..100), looked up per (engine, pos)
+_DECAY_OF = dict(enumerate(_DECAYS))  # the same, by position: no range test (a miss: KeyError)
+# 1.5 * 2**52: for |y| < 2**51, (y + it) - it is y rounded to an integer (round half even)
+_TO_INTEGER = 6755399441055744.0
 
 
 def engine_evidence(candidate: Candidate) -> float:
@@ -166,9 +122,6 @@ class Ranked:
         return self.judged.candidate
 
 
-_BY_KEY = attrgetter("candidate.key")
-
-
 def _r(x: float) -> float:
     return round(x, 4)
 
@@ -186,60 +139,19 @@ def front_page(c: Candidate) -> bool:
     return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
 
 
-# In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space;
-# upper case becomes lower (what ``fold`` does to ASCII), in the same pass. _ASCII_SHAPE makes
-# every word a run of "a": its words are counted as the places a space is followed by an "a".
-_ASCII_SPACES = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
-                      for c in range(256))
-_ASCII_SHAPE = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
-
-
-class _Terms:
-    """The query's terms, ready to be counted in many documents."""
-
-    def __init__(self, terms: list[str]) -> None:
-        self.words = frozenset(terms)
-        self.ascii = {t.encode("ascii"): t for t in terms if t.isascii()}
-        # each term as a whole word of the text with its spaces doubled (_doubled)
-        self.ascii_words = [(t, b" " + t + b" ", name) for t, name in self.ascii.items()]
-
-    def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
-        """Title, snippet and URL words: their number, and the counts of the query's terms."""
-        text = f"{c.title} {c.snippet} {c.host} {c.path}"
-        if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
-            raw = text.encode("ascii")
-            lowered = text.lower() if self.ascii_words else ""
-            counts = {}
-            doubled = None
-            for _, word, name in self.ascii_words:
-                # in some word: is it one (how many times)? A term (ASCII letters and digits)
-                # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes'
-                # ``in`` and ``find`` parse their arguments at a cost)
-                if name in lowered:
-                    if doubled is None:
-                        low = raw.translate(_ASCII_SPACES)
-                        doubled = b"  " + low.replace(b" ", b"  ") + b"  "
-                    found = doubled.count(word)
-                    if found:
-                        counts[name] = found
-            shape = raw.translate(_ASCII_SHAPE)
-            return shape.count(b" a") + (shape[0] == 97), counts  # (text is never empty)
-        words = _WORD.findall(fold(text))
-        return len(words), {t: words.count(t) for t in self.words.intersection(words)}
-
-
 @collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
-    # Work in a canonical order so every float sum is computed the same way every run.
-    items = sorted(judged, key=_BY_KEY)
+    # Every sum is one result's own (in label or term order) and the final order is a whole
+    # key (its ties in the order given): the order of ``judged`` changes no figure and no
+    # place, so it is not sorted first (``tests/pipeline/test_rank.py`` shuffles it).
+    items = judged
     terms = sorted(set(tokens(query)))
-    counted = _Terms(terms)
-    doc = counted.doc
-    relevance = (_bm25(terms, [doc(j.candidate) for j in items]) if terms and items
-                 else [0.0] * len(items))
+    relevance = (_bm25_counted(terms, _Terms(terms).docs([j.candidate for j in items]))
+                 if terms and items else [0.0] * len(items))
     rmax = max(relevance, default=0.0) or 1.0
     # Off topic: no query word in title, snippet or URL, while other results have some.
-    guard = weights.off_topic_penalty > 0 and sum(1 for r in relevance if r > 0) >= 2
+    # (a score is never below 0 nor NaN: those above 0 are those that are not 0)
+    guard = weights.off_topic_penalty > 0 and len(relevance) - relevance.count(0.0) >= 2
     # The named-site bonus goes to a site only when the query names one site: "Code 9"
     # naming code9.com.au, thecode9project.org and code9security.com names none of them.
     named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
@@ -251,58 +163,118 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     ranked = []
     rounded: dict[float, float] = {}
     line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
+    decay_of = _DECAY_OF
+    new = object.__new__
     keys: list[tuple[bool, float, tuple[int, int, str]]] = []
     for j, r in zip(items, relevance, strict=True):
-        v = j.verdict
+        # the verdict's fields read once (a NamedTuple's, by position: Verdict's order)
+        _, demoted, preferred, _, named_site, _, prefer_counts, kept_by = j.verdict
         c = j.candidate
         positions = c.positions
         # engine_evidence(c), the same sum in the same order, each label's line split once
         x = 0.0
         if positions:
             weights_of = c.weights
-            for label in positions if len(positions) <= 2 else sorted(positions):
-                position = positions[label]
-                line = line_of.get(label)
-                if line is None:
-                    line = line_of[label] = label.partition(":")[0]
-                x += weights_of.get(line, 1.0) * (
-                    _DECAYS[position] if 0 <= position <= 100 else decay(position))
+            if len(positions) == 1:
+                (best,) = positions.values()  # min of one, without a call
+            else:
+                best = min(positions.values())
+            try:
+                for label, position in (positions.items() if len(positions) <= 2
+                                        else sorted(positions.items())):
+                    x += weights_of.get(line_of[label], 1.0) * decay_of[position]
+            except KeyError:  # a label met first, or a position beyond the table
+                x = _evidence(positions, weights_of, line_of)
         # _r of values most results share (positions repeat; most relevances are 0): each
-        # rounded once (0 itself is rounded every time: a memo would give -0.0 for 0.0)
+        # rounded once, by _round4 inline (0 is never looked up: a memo would give -0.0 for
+        # 0.0, and round keeps either zero as it is)
         x = engine_weight * x
-        engine = rounded.get(x) if x else None
+        engine = rounded.get(x) if x else x  # (round(x, 4) of 0.0 or -0.0 is itself)
         if engine is None:
-            engine = rounded[x] = round(x, 4)
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            engine = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                   else round(x, 4))
         x = relevance_weight * r / rmax
-        rel = rounded.get(x) if x else None
+        rel = rounded.get(x) if x else x
         if rel is None:
-            rel = rounded[x] = round(x, 4)
-        prefer = prefer_bonus if v.preferred and v.prefer_counts else 0.0
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            rel = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                else round(x, 4))
+        prefer = prefer_bonus if preferred and prefer_counts else 0.0
         others = len(c.engines) - 1 if c.engines else 0
         multi = multi_bonus.get(others)
         if multi is None:
             multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
-        named = named_bonus if v.named and front_page(c) and len(named_sites) == 1 else 0.0
-        off = off_topic if guard and r == 0 and not v.named else 0.0
-        demote = demote_penalty if v.demoted else 0.0
+        named = named_bonus if named_site and front_page(c) and len(named_sites) == 1 else 0.0
+        off = off_topic if guard and r == 0 and not named_site else 0.0
+        demote = demote_penalty if demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
-        total = rounded.get(x) if x else None
+        total = rounded.get(x) if x else x
         if total is None:
-            total = rounded[x] = round(x, 4)
-        if v.demoted:
+            y = x * 1e4
+            n = y + _TO_INTEGER - _TO_INTEGER
+            total = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                                  else round(x, 4))
+        if demoted:
             tier, last = "demoted", True
         else:
-            tier, last = "primary" if v.preferred else "normal", False
-        tie = (min(c.line_orders) if c.line_orders else 0,  # min(default=) costs a keyword
-               min(positions.values()) if positions else 0, c.key)
-        ranked.append(Ranked(j, (engine, rel, prefer, multi, named, off, demote, total, tier,
-                                 0.0, v.demoted, v.kept_by), tie))
+            tier, last = "primary" if preferred else "normal", False
+        orders = c.line_orders  # (min of one item: the item, without a call)
+        tie = (orders[0] if len(orders) == 1 else min(orders) if orders else 0,
+               best if positions else 0, c.key)
+        item = new(Ranked)  # Ranked(j, values, tie): the fields set on a bare instance
+        item.judged = j
+        item.values = (engine, rel, prefer, multi, named, off, demote, total, tier, 0.0,
+                       demoted, kept_by)
+        item.tie = tie
+        item._parts = None
+        ranked.append(item)
         keys.append((last, -total, tie))  # _order(ranked[-1])
+    if math.isnan(sum(map(_TOTAL, keys))):  # a NaN total (or inf - inf): ties by key order
+        ranked, keys = _by_candidate_key(ranked, keys)
     ranked = _sorted(ranked, keys)
     if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
                                                 weights.same_site_top):
         ranked = _sorted(ranked, [_order(item) for item in ranked])
     return ranked
+
+
+def _evidence(positions: dict[str, int], weights: dict[str, float], line_of: dict[str, str]
+              ) -> float:
+    """``engine_evidence`` of these positions and line weights, filling ``line_of``."""
+    total = 0.0
+    for label in positions if len(positions) <= 2 else sorted(positions):
+        position = positions[label]
+        line = line_of.get(label)
+        if line is None:
+            line = line_of[label] = label.partition(":")[0]
+        total += weights.get(line, 1.0) * (
+            _DECAYS[position] if 0 <= position <= 100 else decay(position))
+    return total
+
+
+def _round4(x: float) -> float:
+    """``round(x, 4)``, fewer instructions (``rank`` has it inline): ``y`` = ``x * 10**4`` is
+    within half an ulp of the exact product, so when it lies clearly between two halves
+    (|y - n| < 0.4999, |y| < 10**9) the nearest integer ``n`` of ``y`` is that of the exact
+    product, which is what ``round`` rounds to, and ``n / 10**4`` (IEEE division, correctly
+    rounded) is the double nearest ``n * 10**-4``, which is what ``round`` returns. A zero
+    is itself; what rounds to 0 and near ties are left to ``round`` (the sign of a zero)."""
+    if not x:
+        return x  # 0.0 or -0.0: round keeps it
+    y = x * 1e4
+    n = y + _TO_INTEGER - _TO_INTEGER
+    return n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9 else round(x, 4)
+
+
+def _by_candidate_key(ranked: list[Ranked], keys: list[tuple[bool, float, tuple[int, int, str]]]
+                      ) -> tuple[list[Ranked], list[tuple[bool, float, tuple[int, int, str]]]]:
+    """Both lists in the order of their candidates' keys (what ``rank`` sorted its input by
+    before: the same answer when a total is NaN and no key orders it)."""
+    order = sorted(range(len(ranked)), key=lambda i: ranked[i].candidate.key)
+    return [ranked[i] for i in order], [keys[i] for i in order]
 
 
 def _order(item: Ranked) -> tuple[bool, float, tuple[int, int, str]]:

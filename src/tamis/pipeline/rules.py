@@ -107,7 +107,8 @@ class Rules:
         for i, p in type_paths:  # is one object: PathPattern.parse keeps one a text)
             self._type_of.setdefault(id(p), i)
         self._hosts: dict[str, HostFacts] = {}
-        self._plain: tuple[frozenset[str], tuple[str, ...]] | bool | None = False
+        # has_query: _plain_paths (False: not worked out yet)
+        self._plain: dict[bool, tuple[frozenset[str], tuple[str, ...]] | bool | None] = {}
         self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
 
     def host_facts(self, host: str) -> HostFacts:
@@ -194,16 +195,19 @@ class Rules:
                                                      lifted.path_patterns)
             if pattern is not None:
                 return f"path_pattern:{pattern.text}", None
-        if query:
-            keys = _query_keys(query)
-            if self.action_keys & set(keys):
-                return QUERY_REASON, None
-            if any(keys[k] for k in self.query_keys.intersection(keys)) \
-                    and self.is_search_page(host, segments):
-                return QUERY_REASON, None
-            if any(keys.values()) and self.is_search_script(segments):
-                return QUERY_REASON, None
+        if query and self.query_drops(host, segments, query):
+            return QUERY_REASON, None
         return None, kept_by
+
+    def query_drops(self, host: str, segments: list[str], query: str) -> bool:
+        """The query string makes it a search or shopping page (``QUERY_REASON``)."""
+        keys = _query_keys(query)
+        if self.action_keys & set(keys):
+            return True
+        if any(keys[k] for k in self.query_keys.intersection(keys)) \
+                and self.is_search_page(host, segments):
+            return True
+        return any(keys.values()) and self.is_search_script(segments)
 
     def root_demoted(self, segments: list[str], query: str, named: bool,
                      preferred: str | None, lifted: Lifted) -> bool:
@@ -238,31 +242,47 @@ class Rules:
         hosts: dict[str, _HostPart] = {}
         out = []
         prefer = self.lifted[intent.kind].prefer
-        needs = self._plain or self._plain_paths()
-        literals, heads = needs if needs is not None else (None, ())
+        plain = self._plain_paths(False)  # what a path must hold for a pattern to take it
+        queried = self._plain_paths(True)  # ... with a query string
         placeholder = self.placeholders.match
+        # True: the title is certainly no placeholder's (most), found for all at once
+        unmatched = self.placeholders.unmatched([c.title for c in candidates])
         judge_url = self._judge_url
-        for c in candidates:
+        for i, c in enumerate(candidates):
+            plain_title = unmatched is not None and unmatched[i]
             host = c.host
             part = hosts.get(host)
             if part is None:
                 part = hosts[host] = self._host_part(query_text, host)
-            segments = split_path(c.path)
-            if literals is not None and segments and not c.query and part[1].listed is None \
-                    and literals.isdisjoint(segments):
-                # _judge_url's first test, inline: the host's verdict once it is known
+            path = c.path
+            if "%" in path or "//" in path:
+                segments = split_path(path)
+            else:  # split_path(path), inline (most paths)
+                segments = path.lower().split("/")
+                if not segments[0]:
+                    del segments[0]
+                if segments and not segments[-1]:
+                    segments.pop()
+            query = c.query
+            needs = queried if query else plain
+            if needs is not None and segments and part[1].listed is None \
+                    and needs[0].isdisjoint(segments):
+                # below the root, no listed host, no pattern of either path set can take the
+                # path: the host's verdict (once _judge_url has made it) unless the title is a
+                # placeholder's or the query string drops it (what _judge_url finds then)
                 subject = "/" + "/".join(segments)
-                for head in heads:
+                for head in needs[1]:
                     if head in subject:
                         break
                 else:
                     verdict = part[3].get(prefer)
-                    if verdict is not None and placeholder(c.title, host,
-                                                           part[1].domain) is None:
+                    if verdict is not None and (plain_title or placeholder(
+                            c.title, host, part[1].domain) is None) \
+                            and not (query and self.query_drops(host, segments, query)):
                         out.append(verdict)
                         continue
-            out.append(judge_url(host, c.path, c.query, query_text, intent, c.title, part,
-                                 segments))
+            out.append(judge_url(host, path, query, query_text, intent, c.title, part,
+                                 segments, plain_title))
         return out
 
     def _host_part(self, query_text: str, host: str) -> _HostPart:
@@ -273,22 +293,25 @@ class Rules:
         return (match, facts,
                 f"demote_domains:{demoted_by}" if demoted_by and match != 2 else None, {})
 
-    def _plain_paths(self) -> tuple[frozenset[str], tuple[str, ...]] | None:
-        """What a path without a query must hold for a pattern of either path set (the
-        non-answer patterns, the source types') to take it, as ``PatternSet`` reads it;
+    def _plain_paths(self, has_query: bool = False
+                     ) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        """What a path (with a query string or not) must hold for a pattern of either path set
+        (the non-answer patterns, the source types') to take it, as ``PatternSet`` reads it;
         None when one of them cannot say."""
-        if self._plain is False:
-            needs = [s._compile(False)[3] if s._is_exact() else None
+        plain = self._plain.get(has_query, False)
+        if plain is False:
+            needs = [s._compile(has_query)[3] if s._is_exact() else None
                      for s in (self.path_patterns, self.type_paths)]
-            self._plain = None if None in needs else (
+            plain = self._plain[has_query] = None if None in needs else (
                 frozenset().union(*(n[0] for n in needs)),  # type: ignore[index]
                 tuple(sorted({h for n in needs for h in n[1]})))  # type: ignore[index]
-        return self._plain  # type: ignore[return-value]
+        return plain  # type: ignore[return-value]
 
     def _judge_url(self, host: str, path: str, query: str, query_text: str,
                    intent: QueryIntent, title: str | None, part: _HostPart,
-                   segments: list[str] | None = None) -> Verdict:
-        """``segments``: ``split_path(path)``, when the caller has them (never changed)."""
+                   segments: list[str] | None = None, plain_title: bool = False) -> Verdict:
+        """``segments``: ``split_path(path)``, when the caller has them (never changed);
+        ``plain_title``: the title is known to be no placeholder's (``unmatched``)."""
         match, facts, demoted, plain = part
         lifted = self.lifted[intent.kind]
         named = match == 2
@@ -297,13 +320,13 @@ class Rules:
         if segments and not query and facts.listed is None:
             # below the root, no query string, no listed host: only the path can drop it
             subject = "/" + "/".join(segments)
-            needs = self._plain or self._plain_paths()
+            needs = self._plain.get(False) or self._plain_paths(False)
             if needs is not None and needs[0].isdisjoint(segments):
                 for head in needs[1]:
                     if head in subject:
                         break
                 else:  # no pattern of either path set takes it (most paths)
-                    if self.placeholders.match(title, host, facts.domain) is None:
+                    if plain_title or self.placeholders.match(title, host, facts.domain) is None:
                         verdict = plain.get(lifted.prefer)  # the host's verdict
                         if verdict is None:
                             preferred = None if demoted else facts.preferred
@@ -315,7 +338,7 @@ class Rules:
             pattern = self.path_patterns.first_match(segments, False, subject=subject)
             if pattern is None:
                 drop = None
-                if self.placeholders.match(title, host, facts.domain):
+                if not plain_title and self.placeholders.match(title, host, facts.domain):
                     drop = PLACEHOLDER_REASON
                 preferred = None if demoted else facts.preferred
                 kind = self.source_type(facts, segments, query, bool(demoted), preferred,
@@ -329,7 +352,8 @@ class Rules:
                   or shares_word(_query_name(query_text)[1], title))
         drop, kept_by = self.non_answer(host, facts, segments, query, match > 0, preferred,
                                         lifted, titled, subject)
-        if drop is None and self.placeholders.match(title, host, facts.domain):
+        if drop is None and not plain_title and self.placeholders.match(title, host,
+                                                                         facts.domain):
             drop, kept_by = PLACEHOLDER_REASON, None  # parked or for sale: never an answer
         if kept_by:
             kept_by = f"{intent.kind}: {kept_by}"

@@ -62,7 +62,8 @@ def simple_groups(raw: str) -> tuple[str, str, str | None, str | None] | None:
 def plain_key_path(path: str) -> bool:
     """``_PLAIN_KEY_PATH.fullmatch(path)`` of a path _SIMPLE_URL took (it holds none of
     ``_UNSAFE``, no '?' and no '#', and starts with '/'): what is left for the regex to refuse
-    is '%', '[' and ']', an empty segment and a segment that starts with a dot."""
+    is '%', '[' and ']', an empty segment and a segment that starts with a dot. (``clean_urls``
+    has it inline.)"""
     return ("%" not in path and "//" not in path and "/." not in path and "[" not in path
             and "]" not in path)
 
@@ -117,8 +118,9 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                                              "&".join(sorted(key_query.split("&"))))
                 else:
                     url = f"{scheme}://{host}{shown}"
-                key_path = (path if path and plain_key_path(path) else
-                            _normalised_path(path or ""))
+                key_path = (path if path and "%" not in path and "//" not in path  # plain_key_path
+                            and "/." not in path and "[" not in path and "]" not in path
+                            else _normalised_path(path or ""))
                 key = f"{bare}{key_path.rstrip('/') or '/'}"
                 out.append((url, f"{key}?{sorted_query}" if sorted_query else key, bare,
                             key_path, key_query, False))

@@ -1,0 +1,142 @@
+"""Relevance: the query's terms, each result's words counted (title, snippet, URL) and BM25
+over them; ``rank`` reads the scores (its ``relevance`` part). Kept apart from ``rank`` so each
+file stays small; the tests compare each fast path with its plain definition
+(``tests/pipeline/test_rank_counts.py``)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from itertools import chain
+from operator import itemgetter
+
+from tamis.models import Candidate
+from tamis.pipeline.intent import fold
+
+STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
+    "how", "i", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "what",
+    "when", "where", "which", "who", "why", "with", "you", "your",
+    "de", "la", "le", "les", "des", "du", "en", "et", "el", "los", "y", "der", "die", "das",
+    "und", "http", "https", "www", "com", "org", "net", "html", "htm", "php",
+})
+_WORD = re.compile(r"[^\W_]+")
+
+
+def tokens(text: str) -> list[str]:
+    return [w for w in _WORD.findall(fold(text)) if w not in STOPWORDS and len(w) > 1]
+
+
+def bm25_scores(query: str, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    """Plain BM25 over a small set of short documents (titles + snippets)."""
+    terms = sorted(set(tokens(query)))
+    if not docs or not terms:
+        return [0.0] * len(docs)
+    wanted = frozenset(terms)
+    return _bm25(terms, [(len(d), Counter(w for w in d if w in wanted)) for d in docs], k1, b)
+
+
+def _bm25(terms: list[str], docs: list[tuple[int, Mapping[str, int]]], k1: float = 1.2,
+          b: float = 0.75) -> list[float]:
+    """BM25 from each document's length and its counts of the query terms."""
+    n = len(docs)
+    avg = sum(length for length, _ in docs) / n or 1.0
+    df = dict.fromkeys(terms, 0)
+    for _, tf in docs:
+        for t in tf:
+            if t in df:
+                df[t] += 1
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    scores = []
+    for length, tf in docs:
+        score = 0.0
+        if tf:
+            norm = k1 * (1 - b + b * length / avg)
+            for t in terms:
+                f = tf.get(t, 0)
+                if f:
+                    score += idf[t] * f * (k1 + 1) / (f + norm)
+        scores.append(score)
+    return scores
+
+
+_LENGTH, _COUNTS = itemgetter(0), itemgetter(1)
+
+
+def _bm25_counted(terms: list[str], docs: list[tuple[int, dict[str, int]]], k1: float = 1.2,
+                  b: float = 0.75) -> list[float]:
+    """``_bm25`` of documents as ``_Terms.doc`` counts them: each one's counts hold only query
+    terms, each at least once, in ``terms`` order, so a document's sum runs over its own
+    counts, in the same order as ``_bm25``'s (``tests/pipeline/test_rank_counts.py``)."""
+    n = len(docs)
+    avg = sum(map(_LENGTH, docs)) / n or 1.0
+    df = Counter(dict.fromkeys(terms, 0))
+    df.update(chain.from_iterable(map(_COUNTS, docs)))  # (a C loop over every count's term)
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    k1_plus = k1 + 1
+    scores = []
+    for length, tf in docs:
+        score = 0.0
+        if tf:
+            norm = k1 * (1 - b + b * length / avg)
+            for t, f in tf.items():
+                score += idf[t] * f * k1_plus / (f + norm)
+        scores.append(score)
+    return scores
+
+
+# In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space;
+# upper case becomes lower (what ``fold`` does to ASCII), in the same pass. _ASCII_SHAPE makes
+# every word a run of "a": its words are counted as the places a space is followed by an "a".
+_ASCII_SPACES = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
+                      for c in range(256))
+_ASCII_SHAPE = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+
+
+class _Terms:
+    """The query's terms, ready to be counted in many documents."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms  # sorted: a document's counts are in this order
+        self.words = frozenset(terms)
+        self.ascii = {t.encode("ascii"): t for t in terms if t.isascii()}
+        # each term as a whole word of the text with its spaces doubled (_doubled)
+        self.ascii_words = [(t, b" " + t + b" ", name) for t, name in self.ascii.items()]
+
+    def doc(self, c: Candidate) -> tuple[int, dict[str, int]]:
+        """Title, snippet and URL words: their number, and the counts of the query's terms
+        (those it holds, in the order of ``terms``)."""
+        return self.docs([c])[0]
+
+    def docs(self, candidates: list[Candidate]) -> list[tuple[int, dict[str, int]]]:
+        """``doc`` of each candidate (one call for them all)."""
+        ascii_words = self.ascii_words
+        out = []
+        for c in candidates:
+            text = f"{c.title} {c.snippet} {c.host} {c.path}"
+            if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
+                raw = text.encode("ascii")
+                lowered = text.lower() if ascii_words else ""
+                counts = {}
+                doubled = None
+                for _, word, name in ascii_words:
+                    # in some word: is it one (how many times)? A term (ASCII letters and
+                    # digits) is in the text lower-cased where it is in ``low`` (``in`` on
+                    # str: bytes' ``in`` and ``find`` parse their arguments at a cost)
+                    if name in lowered:
+                        if doubled is None:
+                            low = raw.translate(_ASCII_SPACES)
+                            doubled = b"  " + low.replace(b" ", b"  ") + b"  "
+                        found = doubled.count(word)
+                        if found:
+                            counts[name] = found
+                shape = raw.translate(_ASCII_SHAPE)
+                out.append((shape.count(b" a") + (shape[0] == 97), counts))  # (never empty)
+            else:
+                words = _WORD.findall(fold(text))
+                found_terms = self.words.intersection(words)
+                out.append((len(words), {t: words.count(t) for t in self.terms
+                                         if t in found_terms}))
+        return out
