@@ -46,8 +46,10 @@ Origin = tuple[bytes, bytes, int]
 class Pool:
     """At most ``max_connections`` requests in flight; idle connections kept per origin."""
 
-    def __init__(self, *, verify: ssl.SSLContext, max_connections: int | None,
-                 keepalive_expiry: float | None) -> None:
+    def __init__(self, *, verify: ssl.SSLContext | Callable[[], ssl.SSLContext],
+                 max_connections: int | None, keepalive_expiry: float | None) -> None:
+        """``verify``: the SSL context of https connections, or what makes it (called on the
+        first one)."""
         self._ssl = verify
         self._keepalive = keepalive_expiry
         self._idle: dict[Origin, list[Connection]] = {}
@@ -124,10 +126,12 @@ class Pool:
         except TimeoutError:
             raise kinds.ConnectTimeout("") from None
         if scheme == b"https":
-            self._ssl.set_alpn_protocols(["http/1.1"])
+            context = self._ssl if isinstance(self._ssl, ssl.SSLContext) else self._ssl()
+            self._ssl = context
+            context.set_alpn_protocols(["http/1.1"])
             try:
                 async with asyncio.timeout(timeout):
-                    await writer.start_tls(self._ssl, server_hostname=sni or host)
+                    await writer.start_tls(context, server_hostname=sni or host)
             except TimeoutError:
                 writer.close()
                 raise kinds.ConnectTimeout("") from None
