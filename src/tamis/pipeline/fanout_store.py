@@ -8,13 +8,13 @@ adapter type, endpoint, query, request parameters, count). Entries are kept past
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import dataclass
 
 from tamis import typed
 from tamis.backends.base import Adapter, Parsed
+from tamis.digest import sha256_hex
 from tamis.errors import HTTPFailure
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
@@ -96,7 +96,7 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
         [adapter.name, adapter.type, adapter.endpoint(), request.query,
          request.cache_params(), adapter.count(request), line],
         sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return sha256_hex(material)
 
 
 @dataclass
