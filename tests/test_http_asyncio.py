@@ -281,3 +281,36 @@ def test_a_cli_search_imports_neither_httpcore_nor_anyio(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "ok" and len(server.seen) == 1
     assert done.stderr.strip() == "MODULES", done.stderr
+
+
+def test_a_cli_client_makes_its_ssl_context_at_its_first_https_connection(
+        tls_server: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain http asks for no SSL context (its creation is about 1% of a CLI search); the
+    first https connection makes it, and it verifies as httpx's would."""
+    import tamis.http_client
+    from tamis.http_exchange import exchange_for
+
+    made: list[object] = []
+
+    class Counted(tamis.http_client.DeferredCAContext):
+        def __new__(cls, trust_env: bool = True) -> Counted:
+            made.append(cls)
+            return super().__new__(cls, trust_env)  # type: ignore[return-value]
+
+    url, bundle = tls_server
+    monkeypatch.setattr(tamis.http_client, "DeferredCAContext", Counted)
+    monkeypatch.setenv("SSL_CERT_FILE", bundle)
+
+    async def main() -> list[object]:
+        async with tamis_client(5.0, cli=True) as client:
+            said: list[object] = []
+            with raw_server(lambda _: reply(b"plain")) as server:
+                answer = await exchange_for(client).send(
+                    "GET", f"http://127.0.0.1:{server.port}/", params=None, json=None,
+                    headers={}, timeout=None)
+                said.append((b"".join([c async for c in answer.aiter_raw()]), len(made)))
+            answer = await exchange_for(client).send("GET", url, params=None, json=None,
+                                                     headers={}, timeout=None)
+            said.append((b"".join([c async for c in answer.aiter_raw()]), len(made)))
+            return said
+    assert asyncio.run(main()) == [(b"plain", 0), (b"hello", 1)]

@@ -4,6 +4,7 @@ requests and on many generated URLs, parameters and headers."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tamis.http_client import USER_AGENT, tamis_client
-from tamis.http_compose import compose
+from tamis.http_compose import _split, compose
 
 CLIENT = httpx.AsyncClient(headers={"User-Agent": USER_AGENT})
 BASE = [(k.decode(), v.decode()) for k, v in CLIENT.headers.raw]
@@ -121,3 +122,35 @@ def test_generated_requests_are_httpxs_or_declined(scheme: str, host: str, port:
         same_or_declined("POST", url, None, {"query": path, "n": params}, headers)
     else:
         same_or_declined("GET", url, params, None, headers)
+
+
+# The URLs composed here, as a regular expression (``http_compose._split`` reads it by hand).
+_CHAR = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2}"
+URL = re.compile(
+    r"(https?)://([A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*)"
+    rf"(?::([1-9][0-9]{{0,4}}))?(/(?:{_CHAR})*)?(?:\?((?:{_CHAR}|\?)+))?", re.ASCII)
+PIECES = st.sampled_from([*"aZ09-._~!$&'()*+,;=:@/%?#[] é²\n", "%41", "%2f", "%g1", "http://",
+                          "https://", "h.example", "a-b", ":80", ":0", ":123456", "..",
+                          "-", "1.2.3.4"])
+
+
+def _by_regex(url: str) -> tuple[str | None, ...] | None:
+    match = URL.fullmatch(url)
+    return None if match is None else match.groups()
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(PIECES, max_size=10).map("".join))
+def test_a_url_is_split_as_its_regular_expression_splits_it(text: str) -> None:
+    for url in (text, "http://" + text, "https://h" + text):
+        assert _split(url) == _by_regex(url), url
+
+
+@pytest.mark.parametrize("url", [
+    "http://h", "https://a.b-c.d:8080/x/%41?q=1?2", "http://h?x", "http://h:1", "http://h:/",
+    "http://h:01/", "http://h:123456/", "http://-h/", "http://h-/", "http://a..b/",
+    "http://h/%", "http://h/%4", "http://h/?", "http://h/a#b", "http://h:8०/", "http://h/é",
+    "http://1.2.3.4:65535/search", "http://h/a b", "http://h\n", "http://h/x\n"])
+def test_the_split_of_edge_urls(url: str) -> None:
+    assert _split(url) == _by_regex(url), url

@@ -257,9 +257,11 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
 # Standard library modules (and tamis's own) an uncached ranking-only search does without:
 # cookies (http.cookiejar pulls urllib.request, http.client, email, tempfile), argparse (the
 # backend catalog's command line), the resolver's thread and the IDNA codec (a backend at
-# an IP address is not looked up), the adapters of lines the config does not have.
+# an IP address is not looked up), the adapters of lines the config does not have, h11 (a
+# plain answer is read by tamis.http_wire), hashlib (tamis.digest).
 NOT_FOR_A_SEARCH = ("http.cookiejar", "urllib.request", "http.client", "email", "tempfile",
-                    "argparse", "gettext", "concurrent.futures.thread", "encodings.idna")
+                    "argparse", "gettext", "concurrent.futures.thread", "encodings.idna",
+                    "h11", "hashlib")
 
 
 def test_a_search_imports_no_cookies_argparse_or_resolver_thread(

@@ -79,7 +79,7 @@ class AsyncioTransport(httpx.AsyncBaseTransport):
             raise
         connection.read_timeout = timeout.get("read")
         return httpx.Response(
-            response.status_code, headers=response.headers.raw_items(),
+            response.status_code, headers=response.headers,
             stream=_Body(H11Answer(self.pool, origin, connection, response)),
             extensions={"http_version": b"HTTP/" + response.http_version,
                         "reason_phrase": response.reason})

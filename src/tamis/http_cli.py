@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable
 from typing import Any
 
 from tamis.http_exchange import Exchange, HttpxExchange
@@ -54,14 +55,26 @@ class CliSession:
     """``tamis_client``'s client for one CLI call: ``exchange()`` for the fan-out, the httpx
     client (made on first use) for everything else."""
 
-    def __init__(self, timeout: float, user_agent: str, settings: dict[str, Any]) -> None:
+    def __init__(self, timeout: float, user_agent: str,
+                 settings: Callable[[], dict[str, Any]]) -> None:
+        """``settings``: tamis_client's (its SSL context among them), made when first needed
+        (an https connection, the httpx client): creating an SSL context costs about 1% of
+        a CLI search's CPU, for nothing when every line is plain http."""
         self._timeout = timeout
         self._user_agent = user_agent
-        self._settings = settings  # tamis_client's, made into httpx's types when needed
-        self._pool = Pool(verify=settings["verify"], max_connections=MAX_CONNECTIONS,
-                          keepalive_expiry=KEEPALIVE_EXPIRY)
+        self._make_settings = settings
+        self._made: dict[str, Any] | None = None
+        self._pool = Pool(verify=lambda: self._settings["verify"],
+                          max_connections=MAX_CONNECTIONS, keepalive_expiry=KEEPALIVE_EXPIRY)
         self._client: Any = None
         self._direct: H11Exchange | None = None
+
+    @property
+    def _settings(self) -> dict[str, Any]:
+        """tamis_client's settings, made into httpx's types when needed."""
+        if self._made is None:
+            self._made = self._make_settings()
+        return self._made
 
     def httpx_client(self) -> Any:
         """The httpx client of this call (``CliClient``), made now if not yet."""

@@ -115,7 +115,7 @@ def tamis_client(timeout: float, **options: Any) -> httpx.AsyncClient | CliSessi
     if options == {"cli": True}:
         from tamis.http_cli import CliSession
 
-        return CliSession(timeout, USER_AGENT, {"verify": DeferredCAContext(True)})
+        return CliSession(timeout, USER_AGENT, lambda: {"verify": DeferredCAContext(True)})
     import http.cookiejar  # with urllib.request, http.client, email: not on the CLI's path
 
     import httpx

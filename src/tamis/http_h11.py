@@ -3,7 +3,8 @@ client (``tamis.http_asyncio`` carries httpx's requests on it) and the CLI's car
 backend requests (``H11Exchange``, ``tamis.http_exchange``'s contract).
 
 What httpcore's HTTP/1.1 connection does, with the same parser (h11, so the same words for a
-malformed or cut answer):
+malformed or cut answer); a plain exchange (most are) is written and read with h11's results
+without importing h11 (``tamis.http_wire``), which takes over at the first byte that is not:
 
 - the request goes out as h11 writes it (what httpcore writes): the target as encoded, every
   header in order, the body; ALPN ``http/1.1`` on TLS;
@@ -26,125 +27,29 @@ Connections belong to the event loop they were opened in; in another loop (one
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import select
 import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import h11
-
 from tamis import http_errors
 from tamis.http_compose import compose
+from tamis.http_connection import READ_BYTES, Connection
 from tamis.http_exchange import Answer, Exchange, Headers
+from tamis.http_wire import Head
 
-READ_BYTES = 64 * 1024  # httpcore's READ_NUM_BYTES
-MAX_INCOMPLETE_EVENT = 100 * 1024  # httpcore's MAX_INCOMPLETE_EVENT_SIZE
 DEFAULT_PORTS = {b"http": 80, b"https": 443}
 Origin = tuple[bytes, bytes, int]
-
-
-class Connection:
-    """One HTTP/1.1 connection: asyncio's streams and h11's state."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 kinds: Any) -> None:
-        self.reader, self.writer, self.kinds = reader, writer, kinds
-        self.h11 = h11.Connection(our_role=h11.CLIENT,
-                                  max_incomplete_event_size=MAX_INCOMPLETE_EVENT)
-        self.loop = asyncio.get_running_loop()
-        self.expires = 0.0
-
-    def reusable(self) -> bool:
-        """Idle, not expired, in this loop, and the server has not closed it (or sent
-        anything unasked, which makes it unusable too)."""
-        if self.loop is not asyncio.get_running_loop() or time.monotonic() > self.expires:
-            return False
-        sock = self.writer.get_extra_info("socket")
-        if sock is None or self.writer.is_closing() or sock.fileno() < 0:
-            return False
-        try:
-            readable, _, _ = select.select([sock], [], [], 0)
-        except (OSError, ValueError):
-            return False
-        return not readable
-
-    async def send(self, event: Any, timeout: float | None) -> None:
-        """Write ``event``; TimeoutError past ``timeout``, OSError when the socket fails."""
-        data = self.h11.send(event)
-        if data:
-            async with asyncio.timeout(timeout):
-                self.writer.write(data)
-                await self.writer.drain()
-
-    async def next_event(self, timeout: float | None) -> Any:
-        while True:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise self.kinds.RemoteProtocolError(str(exc)) from None
-            if event is not h11.NEED_DATA:
-                return event
-            try:
-                async with asyncio.timeout(timeout):
-                    data = await self.reader.read(READ_BYTES)
-            except TimeoutError:
-                raise self.kinds.ReadTimeout("") from None
-            except OSError:
-                raise self.kinds.ReadError("") from None  # anyio's BrokenResourceError
-            if data == b"" and self.h11.their_state == h11.SEND_RESPONSE:
-                raise self.kinds.RemoteProtocolError(
-                    "Server disconnected without sending a response.")
-            self.h11.receive_data(data)
-
-    async def exchange(self, method: bytes, target: bytes, headers: Any, body: Any,
-                       timeout: dict[str, float | None]) -> Any:
-        """Send the request (``body``: an async iterable of bytes, or None); the answer's
-        head (``h11.Response``)."""
-        write = timeout.get("write")
-        try:
-            head = h11.Request(method=method, target=target, headers=headers)
-        except h11.LocalProtocolError as exc:
-            raise self.kinds.LocalProtocolError(str(exc)) from None
-        try:
-            await self.send(head, write)
-            if body is not None:
-                async for chunk in body:
-                    await self.send(h11.Data(data=chunk), write)
-            await self.send(h11.EndOfMessage(), write)
-        except TimeoutError:
-            raise self.kinds.WriteTimeout("") from None
-        except OSError:  # httpcore's WriteError, let pass: the server may have answered
-            pass         # before it read everything
-        while True:
-            event = await self.next_event(timeout.get("read"))
-            if isinstance(event, h11.Response):
-                return event
-
-    async def body(self) -> AsyncIterator[bytes]:
-        """The rest of the answer, as it arrives (``self.read_timeout`` between reads)."""
-        while True:
-            event = await self.next_event(self.read_timeout)
-            if isinstance(event, h11.Data):
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed) \
-                    or event is h11.PAUSED:
-                break
-
-    read_timeout: float | None = None
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError, RuntimeError):  # a loop already closed
-            self.writer.close()
 
 
 class Pool:
     """At most ``max_connections`` requests in flight; idle connections kept per origin."""
 
-    def __init__(self, *, verify: ssl.SSLContext, max_connections: int | None,
-                 keepalive_expiry: float | None) -> None:
+    def __init__(self, *, verify: ssl.SSLContext | Callable[[], ssl.SSLContext],
+                 max_connections: int | None, keepalive_expiry: float | None) -> None:
+        """``verify``: the SSL context of https connections, or what makes it (called on the
+        first one)."""
         self._ssl = verify
         self._keepalive = keepalive_expiry
         self._idle: dict[Origin, list[Connection]] = {}
@@ -168,9 +73,8 @@ class Pool:
 
     def release(self, origin: Origin, connection: Connection) -> None:
         """The request is over: the connection kept when its exchange ended cleanly."""
-        state = connection.h11
-        if state.our_state is h11.DONE and state.their_state is h11.DONE:
-            state.start_next_cycle()
+        if connection.finished():
+            connection.start_next_cycle()
             self._keep(origin, connection)
         else:
             connection.close()
@@ -222,10 +126,12 @@ class Pool:
         except TimeoutError:
             raise kinds.ConnectTimeout("") from None
         if scheme == b"https":
-            self._ssl.set_alpn_protocols(["http/1.1"])
+            context = self._ssl if isinstance(self._ssl, ssl.SSLContext) else self._ssl()
+            self._ssl = context
+            context.set_alpn_protocols(["http/1.1"])
             try:
                 async with asyncio.timeout(timeout):
-                    await writer.start_tls(self._ssl, server_hostname=sni or host)
+                    await writer.start_tls(context, server_hostname=sni or host)
             except TimeoutError:
                 writer.close()
                 raise kinds.ConnectTimeout("") from None
@@ -286,11 +192,11 @@ def _numeric_address(host: str, port: int) -> list[Any] | None:
 
 class H11Answer(Answer):
     def __init__(self, pool: Pool, origin: Origin, connection: Connection,
-                 response: Any) -> None:
+                 response: Head) -> None:
         self._pool, self._origin, self._connection = pool, origin, connection
         self._released = False
         self.status_code = response.status_code
-        self.headers = Headers(response.headers.raw_items())
+        self.headers = Headers(response.headers)
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:  # type: ignore[override]
         self.consumed = True
@@ -332,14 +238,10 @@ class H11Exchange:
             response = await connection.exchange(
                 method.encode("ascii"), out.target.encode("ascii"),
                 [(k.encode("ascii"), v.encode("ascii")) for k, v in out.headers],
-                None if out.body is None else _once(out.body), limits)
+                out.body, limits)
         except BaseException:
             connection.close()
             self._pool.release(origin, connection)
             raise
         connection.read_timeout = read
         return H11Answer(self._pool, origin, connection, response)
-
-
-async def _once(body: bytes) -> AsyncIterator[bytes]:
-    yield body

@@ -9,7 +9,6 @@ list replaces the default list, and ``{add: [...], remove: [...]}`` edits the de
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tamis import __version__
+from tamis.digest import sha256_hex
 from tamis.errors import ConfigError
 from tamis.policy import snapshot
 from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
@@ -86,7 +86,7 @@ def _parsed_builtin(text: str) -> dict[str, Any] | None:
 
 
 def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text)
 
 
 def builtin_json() -> str:

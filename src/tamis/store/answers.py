@@ -15,10 +15,10 @@ of the config files and the environment, before validating anything (see
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from typing import Any
 
+from tamis.digest import sha256_hex
 from tamis.store.base import Store
 
 ANSWERS = "answer"
@@ -31,7 +31,7 @@ STABLE_EXTRACTIONS = frozenset({"ok", "truncated", "skipped", "skipped_budget_ex
 
 def digest(material: Any) -> str:
     text = json.dumps(material, sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text)
 
 
 def answer_key(config_hash: str, request: dict[str, Any], options: dict[str, Any]) -> str:
