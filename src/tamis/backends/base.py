@@ -286,14 +286,23 @@ class Adapter:
             return None
         if labels is None:
             labels = [f"{self.name}:{engine}" if engine else self.name]
+        return self.checked_hit(
+            url, title, snippet, checked_labels(labels),
+            [checked_position(position)] if positions is None else [
+                p if p.__class__ is int else checked_position(p) for p in positions],
+            published)
+
+    def checked_hit(self, url: str, title: Any, snippet: Any, labels: list[str],
+                    positions: list[int], published: Any = None) -> RawHit:
+        """``hit`` of a usable url (a str that is not blank) whose ``labels`` (str) and
+        ``positions`` (int >= 1) the caller has checked or made itself."""
         return RawHit(
             url=url.strip(),
             title=clean_text(title, 500) if isinstance(title, str) else "",
             snippet=clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
             line=self.name,
-            engines=checked_labels(labels),
-            positions=[checked_position(position)] if positions is None else [
-                p if p.__class__ is int else checked_position(p) for p in positions],
+            engines=labels,
+            positions=positions,
             published=published if isinstance(published, str) and published else None,
         )
 

@@ -35,7 +35,6 @@ from tamis.backends.base import (
     skipped_note,
 )
 from tamis.models import Note, RawHit, SearchRequest
-from tamis.text import clean_text
 
 if TYPE_CHECKING:
     import httpx
@@ -149,8 +148,8 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
 def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
                 ) -> RawHit | None:
     """One result as ``adapter.hit`` makes it (None: no usable url), its labels
-    ``<line>:<engine>`` and positions read here: the hit made in one step, its labels
-    and positions known to be str and int (``Adapter.collect`` + ``hit``, inline)."""
+    ``<line>:<engine>`` and positions made here as str and int, so not checked again
+    (``Adapter.checked_hit``; ``Adapter.collect`` + ``hit`` give the same)."""
     engines = engine_order(item)  # names (str)
     positions = item.get("positions")
     if not isinstance(positions, list) or len(positions) != len(engines):
@@ -161,15 +160,9 @@ def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
     url = item.get("url")
     if not isinstance(url, str) or not url.strip():
         return None
-    title = item.get("title")
-    snippet = item.get("content")
-    published = item.get("publishedDate")
-    return RawHit(
-        url=url.strip(),
-        title=clean_text(title, 500) if isinstance(title, str) else "",
-        snippet=clean_text(snippet, adapter.max_chars) if isinstance(snippet, str) else "",
-        line=adapter.name, engines=[prefix + e for e in engines], positions=positions,
-        published=published if isinstance(published, str) and published else None)
+    return adapter.checked_hit(url, item.get("title"), item.get("content"),
+                               [prefix + e for e in engines], positions,
+                               item.get("publishedDate"))
 
 
 def engine_order(item: dict[str, Any]) -> list[str]:

@@ -255,14 +255,7 @@ class Rules:
             if part is None:
                 part = hosts[host] = self._host_part(query_text, host)
             path = c.path
-            if "%" in path or "//" in path:
-                segments = split_path(path)
-            else:  # split_path(path), inline (most paths)
-                segments = path.lower().split("/")
-                if not segments[0]:
-                    del segments[0]
-                if segments and not segments[-1]:
-                    segments.pop()
+            segments = split_path(path)
             query = c.query
             needs = queried if query else plain
             if needs is not None and segments and part[1].listed is None \
