@@ -25,7 +25,7 @@ DEMO = Path(tamis.__file__).parent / "demo"
 QUERIES = ["proxmox thin pool metadata exhaustion recovery",
            "best practices agent context management"]
 WATCHED = ("pydantic", "httpx", "asyncio", "yaml", "ssl", "tamis.core", "tamis.models",
-           "rich", "tldextract", "click", "typing")
+           "rich", "tldextract", "click", "typing", "dataclasses", "pathlib")
 NEVER_FOR_A_SEARCH = ("rich", "pygments", "tldextract", "fastapi", "starlette", "uvicorn", "mcp",
                       "trafilatura", "lxml", "numpy", "redis", "ddgs")
 RUNNER = """
@@ -150,6 +150,8 @@ def test_a_cli_repeat_prints_the_first_answer_from_the_store(
         again, modules = cli(["search", *args, query], env)
         assert len(searxng.seen) == asked  # no line asked
         assert modules.isdisjoint({"pydantic", "httpx", "asyncio", "tamis.core"}), modules
+        # nor the standard library's costly modules: a third of a repeat's CPU
+        assert modules.isdisjoint({"typing", "dataclasses", "pathlib"}), modules
         assert again.returncode == first.returncode == 0
         expected = first.stdout.replace('"cached": false', '"cached": true')
         assert '"cached": false' in first.stdout

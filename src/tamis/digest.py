@@ -8,8 +8,10 @@ neither exists, ``hashlib``'s. A test compares the two.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
 
 sha256: Callable[[bytes], Any]
 try:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tamis import yamlsafe
-from tamis.policy import loader
+from tamis.policy import files, loader
 
 
 def test_default_json_is_default_yaml_parsed() -> None:
@@ -27,7 +27,7 @@ def test_a_stale_or_missing_default_json_is_not_used(tmp_path: Path,
         path.write_text(json.dumps({"sha256": "0" * 64, "data": {"max_results": 99}}))
     elif saved == "broken":
         path.write_text("{not json")
-    monkeypatch.setattr(loader, "BUILTIN_JSON", path)
+    monkeypatch.setattr(files, "BUILTIN_JSON_FILE", str(path))
     data = loader.builtin_data()
     assert data == yamlsafe.load(loader.BUILTIN.read_text("utf-8"))
     assert data["max_results"] == 8

@@ -14,24 +14,36 @@ path, which reports errors as always: the fast path never fails and never prints
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
-from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
-from tamis.records import Record  # == and repr shared, not compiled per class
 from tamis.store import answers
 
+# A repeat imports none of typing, dataclasses or pathlib (``tamis.policy.files``): with
+# them, a third more CPU. A test holds it.
+TYPE_CHECKING = False  # not `from typing import ...`
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+    from typing import Any
 
-@dataclass(eq=False, repr=False)
-class Lookup(Record):
-    """What the store holds for this call (see ``lookup``)."""
 
-    fingerprint: str | None  # None: no fast path for this config
-    answer: dict[str, Any] | None = None  # the stored answer, marked cached
-    store: Any = None  # on a miss: the store, still open, for the search to use
-    store_url: str | None = None
-    config_hash: str | None = None  # on a miss: the effective config's hash, when noted
+class Lookup:
+    """What the store holds for this call (see ``lookup``). A plain class: a dataclass
+    would import ``dataclasses`` (and ``inspect``), a fifth of a repeat's CPU."""
+
+    __slots__ = ("answer", "config_hash", "fingerprint", "store", "store_url")
+
+    def __init__(self, fingerprint: str | None, answer: dict[str, Any] | None = None,
+                 store: Any = None, store_url: str | None = None,
+                 config_hash: str | None = None) -> None:
+        self.fingerprint = fingerprint  # None: no fast path for this config
+        self.answer = answer  # the stored answer, marked cached
+        self.store = store  # on a miss: the store, still open, for the search to use
+        self.store_url = store_url
+        self.config_hash = config_hash  # on a miss: the effective config's hash, when noted
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in (
+            "fingerprint", "answer", "store", "store_url", "config_hash"))
+        return f"Lookup({shown})"
 
 
 def environment_material(env: Mapping[str, str]) -> list[list[str]]:
@@ -48,16 +60,16 @@ def environment_material(env: Mapping[str, str]) -> list[list[str]]:
 def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     """(fingerprint, store url, answer TTL) from the raw config files, or None."""
     from tamis import __version__
-    from tamis.policy.loader import BUILTIN, builtin_data, discover, merge
+    from tamis.policy.files import builtin_data, builtin_text, config_file, merge, read_text
 
-    builtin_text = BUILTIN.read_text("utf-8")
-    data = builtin_data(builtin_text)
-    path = discover(config_path)
+    builtin = builtin_text()
+    data = builtin_data(builtin)
+    path = config_file(config_path)
     user_text = None
     if path is not None:
         from tamis import yamlsafe
 
-        user_text = path.read_text("utf-8")
+        user_text = read_text(path)
         user = yamlsafe.load(user_text)
         if user is not None:
             if not isinstance(user, dict):
@@ -72,7 +84,7 @@ def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     if url is not None and not isinstance(url, str):
         return None
     fingerprint = answers.digest([
-        __version__, str(path) if path else None, user_text, builtin_text,
+        __version__, path, user_text, builtin,
         environment_material(os.environ)])
     return fingerprint, url, float(ttl)
 
@@ -135,6 +147,8 @@ def remember(layer: Any, fingerprint: str | None) -> None:
     cache = layer.config.cache
     if fingerprint is None or not cache.enabled or cache.ttl_seconds <= 0:
         return
+    from tamis.policy.snapshot import TTL_SECONDS as NOTE_TTL_SECONDS
+
     # The note maps the config's inputs to its hash, so it never goes stale: it is kept as
     # long as a config snapshot, and the first call after an idle spell still finds the hash.
     answers.remember_config(layer.store, fingerprint, layer.config_hash,

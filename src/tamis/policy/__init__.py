@@ -5,9 +5,10 @@ does not import the schema and pydantic."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from tamis.policy.loader import LoadedConfig, read_config
     from tamis.policy.schema import Config, LineConfig
 

@@ -1,6 +1,7 @@
 """Find, read, merge and validate the config, with errors that name the file, key and line.
 
-Discovery order: ``--config FILE``, else ``$TAMIS_CONFIG``, else
+Finding the files and layering them is ``tamis.policy.files`` (plain strings, for the CLI's
+repeat path); here as ``Path``. Discovery order: ``--config FILE``, else ``$TAMIS_CONFIG``, else
 ``$XDG_CONFIG_HOME/tamis/config.yaml`` (``~/.config/tamis/config.yaml``), else the built-in
 policy alone. A user file is layered over the built-in policy: mappings merge key by key, a
 list replaces the default list, and ``{add: [...], remove: [...]}`` edits the default list.
@@ -9,7 +10,6 @@ list replaces the default list, and ``{add: [...], remove: [...]}`` edits the de
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tamis import __version__
-from tamis.digest import sha256_hex
 from tamis.errors import ConfigError
-from tamis.policy import snapshot
+from tamis.policy import files, snapshot
+from tamis.policy.files import builtin_data, builtin_json, merge
 from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
@@ -40,62 +40,17 @@ class LoadedConfig(FrozenRecord):
 
 
 def default_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "tamis" / "config.yaml"
+    return Path(files.default_config_file())
 
 
 def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     """The config file in effect, or None for the built-in policy."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("TAMIS_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    path = default_config_path()
-    return path if path.is_file() else None
+    found = files.config_file(explicit)
+    return None if found is None else Path(found)
 
 
-BUILTIN = Path(__file__).with_name("default.yaml")  # package data (importlib.resources: slow)
-# default.yaml parsed when it was last written (``python -m tamis.policy.loader --write-json``),
-# with the sha256 of the text it was parsed from: used only while default.yaml is that text,
-# so a CLI call without a config file imports no YAML parser (PyYAML: ~25 ms of CPU).
-BUILTIN_JSON = BUILTIN.with_name("default.json")
-
-
-def builtin_data(text: str | None = None) -> dict[str, Any]:
-    """The built-in policy's data (``text``: its bytes, when already read)."""
-    text = BUILTIN.read_text("utf-8") if text is None else text
-    data = _parsed_builtin(text)
-    if data is None:  # default.json is missing or was made from another default.yaml
-        from tamis import yamlsafe
-
-        data = yamlsafe.load(text)
-    assert isinstance(data, dict)
-    return data
-
-
-def _parsed_builtin(text: str) -> dict[str, Any] | None:
-    try:
-        saved = json.loads(BUILTIN_JSON.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(saved, dict) or saved.get("sha256") != _sha256(text):
-        return None
-    data = saved.get("data")
-    return data if isinstance(data, dict) else None
-
-
-def _sha256(text: str) -> str:
-    return sha256_hex(text)
-
-
-def builtin_json() -> str:
-    """What default.json holds: default.yaml parsed, with the hash of its text."""
-    from tamis import yamlsafe
-
-    text = BUILTIN.read_text("utf-8")
-    return json.dumps({"sha256": _sha256(text), "data": yamlsafe.load(text)},
-                      ensure_ascii=False, indent=1) + "\n"
+BUILTIN = Path(files.BUILTIN_FILE)
+BUILTIN_JSON = Path(files.BUILTIN_JSON_FILE)
 
 
 def _line_map(node: yaml.Node, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], int]:
@@ -113,28 +68,6 @@ def _line_map(node: yaml.Node, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ..
         for i, item in enumerate(node.value):
             lines.update(_line_map(item, (*path, i)))
     return lines
-
-
-def _is_list_edit(value: Any) -> bool:
-    return isinstance(value, dict) and bool(value) and set(value) <= {"add", "remove"}
-
-
-def merge(base: Any, over: Any, where: str = "") -> Any:
-    """Layer a user value over a default value (see the module docstring)."""
-    if isinstance(base, dict) and isinstance(over, dict):
-        out = dict(base)
-        for key, value in over.items():
-            out[key] = merge(base.get(key), value, f"{where}.{key}" if where else str(key))
-        return out
-    if isinstance(base, list) and _is_list_edit(over):
-        add = over.get("add") or []
-        remove = over.get("remove") or []
-        if not isinstance(add, list) or not isinstance(remove, list):
-            raise ConfigError(f"{where}: 'add' and 'remove' take lists")
-        removed = {str(x).lower() for x in remove}
-        kept = [x for x in base if str(x).lower() not in removed]
-        return kept + [x for x in add if x not in kept]
-    return over
 
 
 def _format_error(

@@ -4,6 +4,14 @@
 ``redis://...`` is Redis (for replicas that share state), ``memory:`` lives in the process.
 """
 
-from tamis.store.base import Store, open_store
+from tamis.store.base import open_store
 
 __all__ = ["Store", "open_store"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "Store":  # the Protocol needs typing, which a CLI repeat never imports
+        from tamis.store.protocol import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

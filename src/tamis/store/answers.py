@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
 
 from tamis.digest import sha256_hex
-from tamis.store.base import Store
+
+TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+    from tamis.store.protocol import Store
 
 ANSWERS = "answer"
 FINGERPRINTS = "config-fingerprint"

@@ -1,53 +1,30 @@
-"""The store interface and the function that opens the right implementation for a URL."""
+"""The store interface and the function that opens the right implementation for a URL.
+
+The interface itself (``Store``, ``Written``: typing Protocols) is in ``tamis.store.protocol``
+and is named here too, imported on first use: a CLI repeat opens its store through this
+module and never imports typing (nor pathlib: paths here are strings).
+"""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 from tamis.errors import ConfigError
 
+TYPE_CHECKING = False  # not `from typing import ...`
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
-class Written(Protocol):
-    """Done once the writes made before it are visible to other processes."""
-
-    def wait(self) -> None: ...
-
-    def add_done_callback(self, callback: Callable[[], object]) -> None:
-        """Call ``callback`` (in any thread) once done; at once when done already."""
-        ...
+    from tamis.store.protocol import Store, Written
 
 
-@runtime_checkable
-class Store(Protocol):
-    """A namespaced key-value store with per-entry expiry (seconds; None = no expiry)."""
+def __getattr__(name: str) -> object:
+    if name in ("Store", "Written"):
+        from tamis.store import protocol
 
-    def get(self, namespace: str, key: str) -> bytes | None: ...
-
-    def set(self, namespace: str, key: str, value: bytes, ttl: float | None = None) -> None: ...
-
-    def delete(self, namespace: str, key: str) -> None: ...
-
-    def incr(self, namespace: str, key: str, ttl: float) -> int:
-        """Add one to a counter and return it; a new counter expires after ``ttl`` seconds
-        (fixed-window rate limits shared by every process on the store)."""
-        ...
-
-    def written(self) -> Written | None:
-        """Done once every write made so far is visible to other processes; None
-        when that is so already (a store that writes in the caller's thread)."""
-        ...
-
-    def flush(self) -> None:
-        """Wait until every write made so far is visible to other processes."""
-        ...
-
-    def close(self) -> None:
-        """Flush, then close."""
-        ...
+        return getattr(protocol, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MemoryStore:
@@ -90,9 +67,15 @@ class MemoryStore:
         self._data.clear()
 
 
-def default_store_path() -> Path:
+def default_store_file() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tamis" / "store.sqlite3"
+    return os.path.join(base, "tamis", "store.sqlite3")
+
+
+def default_store_path() -> Path:
+    from pathlib import Path
+
+    return Path(default_store_file())
 
 
 def open_store(url: str | None) -> Store:
@@ -100,7 +83,7 @@ def open_store(url: str | None) -> Store:
     if url is None or url == "":
         from tamis.store.sqlite import SQLiteStore
 
-        return SQLiteStore(default_store_path())
+        return SQLiteStore(default_store_file())
     if url == "memory:":
         return MemoryStore()
     if url.startswith(("redis://", "rediss://", "unix://")):
@@ -111,4 +94,4 @@ def open_store(url: str | None) -> Store:
         raise ConfigError(f"store.url: unsupported scheme in {url.split('://')[0]!r}://...")
     from tamis.store.sqlite import SQLiteStore
 
-    return SQLiteStore(Path(url).expanduser())
+    return SQLiteStore(os.path.expanduser(url))

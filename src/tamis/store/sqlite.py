@@ -22,17 +22,20 @@ writer (46 ms CPU and 150 ms wall at 8,000 answers of 11 kB, on this machine).
 
 from __future__ import annotations
 
+import os
 import queue
 import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 from tamis.errors import ConfigError
 from tamis.store.writes import wrote
+
+TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (
@@ -92,8 +95,8 @@ _callbacks_lock = threading.Lock()
 Pending = tuple[bytes | None, float | None]
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, check_same_thread=False,
+def _connect(path: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False,
                          isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -105,10 +108,10 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 class SQLiteStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = path = os.fspath(path)  # a string: a CLI repeat never imports pathlib
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             self._db = _connect(path)
             self._db.execute(SCHEMA)
             self._db.execute(EXPIRES_INDEX)  # a store made by an older version gets it too
@@ -224,7 +227,7 @@ class _Writer:
     """The writer thread's side: its own connection (made again after a failure to open
     it), the writes counted for the purge."""
 
-    def __init__(self, owner: weakref.ref[SQLiteStore], path: Path) -> None:
+    def __init__(self, owner: weakref.ref[SQLiteStore], path: str) -> None:
         self.owner, self.path = owner, path
         self.db: sqlite3.Connection | None = None
         self.writes = 0

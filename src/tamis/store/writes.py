@@ -6,17 +6,18 @@ tells when its writes so far are committed. Standard library only, no other tami
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Protocol
 
+TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Protocol
 
-class _Written(Protocol):
-    def add_done_callback(self, callback: Callable[[], object]) -> None: ...
+    class _Written(Protocol):
+        def add_done_callback(self, callback: Callable[[], object]) -> None: ...
 
-
-class _Writing(Protocol):
-    def written(self) -> _Written | None: ...
+    class _Writing(Protocol):
+        def written(self) -> _Written | None: ...
 
 
 # The stores written to by the work this context runs (``track_writes``): a list shared with
