@@ -143,6 +143,8 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
     here, what ``_fold`` gives without the sets (``_single``; test_merge_fast compares)."""
     candidates = []
     domains: dict[str, str] = {}
+    titles: dict[str, str] = {}  # raw title: clean_text of it
+    snippets: dict[str, str] = {}
     for index in pages.values():
         if type(index) is not int:
             candidates.append(_fold([(hits[i - 1][0], cleaned[i - 1], i, hits[i - 1][1],
@@ -171,17 +173,14 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
                 positions = dict(sorted(positions.items()))
             best = min(found) if found else index
         url, key, host, path, query, _ = clean
-        # clean_text of title and snippet, skipped where it provably returns the text as it
-        # is (ASCII, no tag, entity or control, single spaces only, within its cap): most
-        title, snippet = hit.title, hit.snippet
-        if not (title and title.isascii() and len(title) <= 300 and "  " not in title
-                and 1 not in title.encode("ascii").translate(NOT_PLAIN)
-                and title[0] != " " != title[-1]):
-            title = clean_text(title, 300)
-        if not (snippet and snippet.isascii() and len(snippet) <= max_chars
-                and "  " not in snippet and 1 not in snippet.encode("ascii").translate(NOT_PLAIN)
-                and snippet[0] != " " != snippet[-1]):
-            snippet = clean_text(snippet, max_chars)
+        # clean_text of title and snippet, once per distinct text (pages of one site, an
+        # engine's repeated snippet)
+        title = titles.get(hit.title)
+        if title is None:
+            title = titles[hit.title] = _clean(hit.title, 300)
+        snippet = snippets.get(hit.snippet)
+        if snippet is None:
+            snippet = snippets[hit.snippet] = _clean(hit.snippet, max_chars)
         # Candidate(...) with its fields set one by one on a bare instance: the dataclass's
         # __init__ call costs more than the sixteen stores (test_merge_fast: the same one)
         c = _new(Candidate)
@@ -206,6 +205,16 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
         c.published = hit.published or None
         candidates.append(c)
     return candidates
+
+
+def _clean(text: str, cap: int) -> str:
+    """``clean_text(text, cap)``, skipped where it provably returns the text as it is (ASCII,
+    no tag, entity or control, single spaces only, within its cap): most texts."""
+    if (text and text.isascii() and len(text) <= cap and "  " not in text
+            and 1 not in text.encode("ascii").translate(NOT_PLAIN)
+            and text[0] != " " != text[-1]):
+        return text
+    return clean_text(text, cap)
 
 
 def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,

@@ -70,6 +70,15 @@ class PlaceholderTitles:
         words = self._words
         if words is None or not self.patterns:
             return None
+        distinct = list(dict.fromkeys(titles))  # a title several results share: read once
+        if len(distinct) < len(titles):
+            found = dict(zip(distinct, self._unmatched(distinct, words), strict=True))
+            return list(map(found.__getitem__, titles))
+        return self._unmatched(titles, words)
+
+    @staticmethod
+    def _unmatched(titles: list[str | None], words: tuple[str, ...]) -> list[bool]:
+        """``unmatched`` of these titles, by these words."""
         lows = []  # the texts match reads, one line each ("": a title match never reads)
         for title in titles:
             if title:

@@ -111,32 +111,51 @@ class _Terms:
         return self.docs([c])[0]
 
     def docs(self, candidates: list[Candidate]) -> list[tuple[int, dict[str, int]]]:
-        """``doc`` of each candidate (one call for them all)."""
-        ascii_words = self.ascii_words
+        """``doc`` of each candidate (one call for them all). In ASCII text the words and the
+        counts of "title snippet host path" are those of "title snippet" plus those of "host
+        path" (the space between them ends a word), so a title and snippet that several
+        results share (pages of one site, variants) are counted once."""
+        terms = self.terms
+        counted = self._ascii_doc
+        heads: dict[tuple[str, str], tuple[int, dict[str, int]] | None] = {}
         out = []
         for c in candidates:
-            text = f"{c.title} {c.snippet} {c.host} {c.path}"
-            if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
-                raw = text.encode("ascii")
-                lowered = text.lower() if ascii_words else ""
-                counts = {}
-                doubled = None
-                for _, word, name in ascii_words:
-                    # in some word: is it one (how many times)? A term (ASCII letters and
-                    # digits) is in the text lower-cased where it is in ``low`` (``in`` on
-                    # str: bytes' ``in`` and ``find`` parse their arguments at a cost)
-                    if name in lowered:
-                        if doubled is None:
-                            low = raw.translate(_ASCII_SPACES)
-                            doubled = b"  " + low.replace(b" ", b"  ") + b"  "
-                        found = doubled.count(word)
-                        if found:
-                            counts[name] = found
-                shape = raw.translate(_ASCII_SHAPE)
-                out.append((shape.count(b" a") + (shape[0] == 97), counts))  # (never empty)
-            else:
-                words = _WORD.findall(fold(text))
-                found_terms = self.words.intersection(words)
-                out.append((len(words), {t: words.count(t) for t in self.terms
-                                         if t in found_terms}))
+            title, snippet = c.title, c.snippet
+            head = heads.get((title, snippet), False)
+            if head is False:
+                text = f"{title} {snippet}"
+                head = heads[(title, snippet)] = counted(text) if text.isascii() else None
+            tail_text = f"{c.host} {c.path}"
+            if head is not None and tail_text.isascii():
+                tail = counted(tail_text)
+                first, second = head[1], tail[1]
+                out.append((head[0] + tail[0], first if not second else second if not first
+                            else {t: first.get(t, 0) + second.get(t, 0) for t in terms
+                                  if t in first or t in second}))
+                continue
+            words = _WORD.findall(fold(f"{title} {snippet} {c.host} {c.path}"))
+            found_terms = self.words.intersection(words)
+            out.append((len(words), {t: words.count(t) for t in terms if t in found_terms}))
         return out
+
+    def _ascii_doc(self, text: str) -> tuple[int, dict[str, int]]:
+        """``doc`` of a non-empty ASCII text: the words _WORD finds in ``fold(text)``, read
+        as bytes (faster)."""
+        ascii_words = self.ascii_words
+        raw = text.encode("ascii")
+        lowered = text.lower() if ascii_words else ""
+        counts = {}
+        doubled = None
+        for _, word, name in ascii_words:
+            # in some word: is it one (how many times)? A term (ASCII letters and digits)
+            # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes' ``in``
+            # and ``find`` parse their arguments at a cost)
+            if name in lowered:
+                if doubled is None:
+                    low = raw.translate(_ASCII_SPACES)
+                    doubled = b"  " + low.replace(b" ", b"  ") + b"  "
+                found = doubled.count(word)
+                if found:
+                    counts[name] = found
+        shape = raw.translate(_ASCII_SHAPE)
+        return shape.count(b" a") + (shape[0] == 97), counts
