@@ -174,13 +174,20 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
             best = min(found) if found else index
         url, key, host, path, query, _ = clean
         # clean_text of title and snippet, once per distinct text (pages of one site, an
-        # engine's repeated snippet)
-        title = titles.get(hit.title)
+        # engine's repeated snippet); skipped where it provably returns the text as it is
+        # (ASCII, no tag, entity or control, single spaces only, within its cap): most texts
+        title = titles.get(raw := hit.title)
         if title is None:
-            title = titles[hit.title] = _clean(hit.title, 300)
-        snippet = snippets.get(hit.snippet)
+            title = titles[raw] = raw if (
+                raw and raw.isascii() and len(raw) <= 300 and "  " not in raw
+                and 1 not in raw.encode("ascii").translate(NOT_PLAIN)
+                and raw[0] != " " != raw[-1]) else clean_text(raw, 300)
+        snippet = snippets.get(raw := hit.snippet)
         if snippet is None:
-            snippet = snippets[hit.snippet] = _clean(hit.snippet, max_chars)
+            snippet = snippets[raw] = raw if (
+                raw and raw.isascii() and len(raw) <= max_chars and "  " not in raw
+                and 1 not in raw.encode("ascii").translate(NOT_PLAIN)
+                and raw[0] != " " != raw[-1]) else clean_text(raw, max_chars)
         # Candidate(...) with its fields set one by one on a bare instance: the dataclass's
         # __init__ call costs more than the sixteen stores (test_merge_fast: the same one)
         c = _new(Candidate)
@@ -205,16 +212,6 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
         c.published = hit.published or None
         candidates.append(c)
     return candidates
-
-
-def _clean(text: str, cap: int) -> str:
-    """``clean_text(text, cap)``, skipped where it provably returns the text as it is (ASCII,
-    no tag, entity or control, single spaces only, within its cap): most texts."""
-    if (text and text.isascii() and len(text) <= cap and "  " not in text
-            and 1 not in text.encode("ascii").translate(NOT_PLAIN)
-            and text[0] != " " != text[-1]):
-        return text
-    return clean_text(text, cap)
 
 
 def _single(hit: RawHit, clean: Cleaned, index: int, order: int, weight: float,
