@@ -215,12 +215,13 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         off = off_topic if guard and r == 0 and not named_site else 0.0
         demote = demote_penalty if demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
-        total = rounded.get(x) if x else x
-        if total is None:
+        if x:  # (totals seldom repeat: worked out, not looked up)
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
-            total = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                                  else round(x, 4))
+            total = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                     else round(x, 4))
+        else:
+            total = x
         if demoted:
             tier, last = "demoted", True
         else:
