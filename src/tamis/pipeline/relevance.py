@@ -121,7 +121,6 @@ class _Terms:
         results share (pages of one site, variants) are counted once, from their second
         result on (the first is counted whole: most titles are seen once)."""
         terms = self.terms
-        ascii_words = self.ascii_words
         # (title, snippet): its counts, or None when not ASCII; False: seen once
         heads: dict[tuple[str, str], tuple[int, dict[str, int]] | bool | None] = {}
         out = []
@@ -145,21 +144,8 @@ class _Terms:
                                       if t in first or t in second}))
                     continue
             text = f"{title} {snippet} {c.host} {c.path}"
-            if text.isascii():  # _ascii_doc(text), inline (most texts)
-                raw = text.encode("ascii")
-                lowered = text.lower() if ascii_words else ""
-                counts = {}
-                doubled = None
-                for _, word, name in ascii_words:
-                    if name in lowered:
-                        if doubled is None:
-                            low = raw.translate(_ASCII_SPACES)
-                            doubled = b"  " + low.replace(b" ", b"  ") + b"  "
-                        found = doubled.count(word)
-                        if found:
-                            counts[name] = found
-                shape = raw.translate(_ASCII_SHAPE)
-                out.append((shape.count(b" a") + (shape[0] == 97), counts))  # (never empty)
+            if text.isascii():
+                out.append(self._ascii_doc(text))
                 continue
             words = _WORD.findall(fold(text))
             found_terms = self.words.intersection(words)
@@ -168,7 +154,7 @@ class _Terms:
 
     def _ascii_doc(self, text: str) -> tuple[int, dict[str, int]]:
         """``doc`` of a non-empty ASCII text: the words _WORD finds in ``fold(text)``, read
-        as bytes (faster; ``docs`` has it inline)."""
+        as bytes (faster)."""
         ascii_words = self.ascii_words
         raw = text.encode("ascii")
         lowered = text.lower() if ascii_words else ""
