@@ -189,16 +189,18 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
                     x += weights_of.get(line_of[label], 1.0) * decay_of[position]
             except KeyError:  # a label met first, or a position beyond the table
                 x = _evidence(positions, weights_of, line_of)
-        # _r of values most results share (positions repeat; most relevances are 0): each
-        # rounded once, by _round4 inline (0 is never looked up: a memo would give -0.0 for
-        # 0.0, and round keeps either zero as it is)
+        # _r by _round4 inline: the engine part and the total worked out (they seldom repeat:
+        # a memo's look-ups cost more than they save), the relevance, which repeats (results
+        # counted alike), rounded once a value (0 is never looked up: a memo would give -0.0
+        # for 0.0, and round keeps either zero as it is)
         x = engine_weight * x
-        engine = rounded.get(x) if x else x  # (round(x, 4) of 0.0 or -0.0 is itself)
-        if engine is None:
+        if x:  # (round(x, 4) of 0.0 or -0.0 is itself)
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
-            engine = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                                   else round(x, 4))
+            engine = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                      else round(x, 4))
+        else:
+            engine = x
         x = relevance_weight * r / rmax
         rel = rounded.get(x) if x else x
         if rel is None:
@@ -215,7 +217,7 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         off = off_topic if guard and r == 0 and not named_site else 0.0
         demote = demote_penalty if demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
-        if x:  # (totals seldom repeat: worked out, not looked up)
+        if x:
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
             total = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
