@@ -98,3 +98,21 @@ def test_kept_results_are_judged_as_the_class_makes_them() -> None:
     assert not dropped and [type(j) for j in kept] == [Judged] * 5
     assert [repr(j) for j in kept] == [repr(Judged(c, v)) for c, v in zip(candidates, verdicts,
                                                                            strict=True)]
+
+
+def test_query_drops_reads_each_query_string_once_but_each_url_its_own() -> None:
+    """What a query string's keys say is kept per query string; the host and path of each
+    URL still decide (a search key drops a search page, not an article)."""
+    from tamis.pipeline.rules import Rules
+    from tamis.settings import load_config
+
+    rules = Rules(load_config(None).config.policy)
+    asked = [("example.org", ["search"], "q=x"), ("example.org", ["blog", "post"], "q=x"),
+             ("google.com", ["anything"], "q=x"), ("example.org", ["search.php"], "page=2"),
+             ("example.org", ["blog"], "page=2"), ("example.org", ["blog"], "add-to-cart=1"),
+             ("example.org", ["search"], "q=")]
+    first = [rules.query_drops(*url) for url in asked]
+    again = [rules.query_drops(*url) for url in asked]  # (from the memo)
+    assert first == again == [True, False, True, True, False, True, False]
+    fresh = [Rules(load_config(None).config.policy).query_drops(*url) for url in asked]
+    assert fresh == first

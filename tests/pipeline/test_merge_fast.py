@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tamis.models import Candidate, RawHit
-from tamis.pipeline.merge import _fold, _single
+from tamis.pipeline.merge import _fold, _single, merge
 from tamis.pipeline.url_batch import clean_urls
 
 labels = st.sampled_from(["searxng:bing", "searxng:brave", "tavily", "searxng:google"])
@@ -35,3 +35,19 @@ def test_single_is_fold_of_one_hit(pairs: list[tuple[str, int]], title: str, sni
     for field in dataclasses.fields(Candidate):
         assert getattr(single, field.name) == getattr(folded, field.name), field.name
     assert single == folded
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["T", "T  x", "<b>T</b>", "é T", "", " T"]),
+                          st.sampled_from(["s", "s &amp; t", "s\x1f", "", "s" * 50])),
+                min_size=1, max_size=12))
+def test_shared_texts_clean_as_their_own(texts: list[tuple[str, str]]) -> None:
+    """Titles and snippets several hits share are cleaned once: each page is what ``_fold``
+    makes of its hit alone."""
+    hits = [RawHit(url=f"https://example.org/p{i}", title=title, snippet=snippet,
+                   line="searxng", engines=["searxng:bing"], positions=[i + 1])
+            for i, (title, snippet) in enumerate(texts)]
+    candidates, _ = merge([(hit, 0, 1.0) for hit in hits], tracking_params=[], max_chars=40)
+    for i, (hit, candidate) in enumerate(zip(hits, candidates, strict=True)):
+        (clean,) = clean_urls([hit.url], ())
+        assert candidate == _fold([(hit, clean, i + 1, 0, 1.0)], 40)

@@ -24,6 +24,8 @@ titles = st.one_of(st.none(), st.just(""), st.lists(pieces, max_size=6).map("".j
 def test_unmatched_titles_match_nothing(found: list[str | None]) -> None:
     unmatched = TITLES.unmatched(found)
     assert unmatched is not None and len(unmatched) == len(found)
+    # titles several results share are read once: each answer is the title's own
+    assert unmatched == [TITLES.unmatched([title])[0] for title in found]  # type: ignore[index]
     for title, plain in zip(found, unmatched, strict=True):
         if plain:
             for host, domain in (("example.com", "example.com"), ("www.a.org", "a.org")):

@@ -69,6 +69,21 @@ def test_counts_and_bm25_are_the_plain_definitions(pages: list[tuple[str, str]],
         assert all(list(c) == [t for t in terms if t in c] for _, c in fast)  # terms order
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Ab c", "ab", "É b", ""]),
+                          st.sampled_from(["c ab", "", "b_c"]),
+                          st.sampled_from(["/", "/ab/c", "/é", "/c-ab"])), min_size=1,
+                max_size=10), query)
+def test_shared_titles_count_as_their_own(pages: list[tuple[str, str, str]], q: str) -> None:
+    """A title and snippet several results share are counted once: each result's counts are
+    still those of its own title, snippet, host and path."""
+    terms = sorted(set(tokens(q)))
+    found = _Terms(terms).docs([candidate(t, s, p) for t, s, p in pages])
+    plain = [plain_doc(candidate(t, s, p), terms) for t, s, p in pages]
+    assert [(n, dict(c)) for n, c in found] == [(n, dict(c)) for n, c in plain]
+    assert all(list(c) == [t for t in terms if t in c] for _, c in found)  # terms order
+
+
 @given(st.dictionaries(st.sampled_from(["searxng:bing", "searxng:brave", "tavily", "x:y"]),
                        st.integers(min_value=-3, max_value=300), min_size=1))
 def test_engine_evidence_is_the_sum_of_decays(positions: dict[str, int]) -> None:
@@ -88,3 +103,17 @@ def test_ascii_counts_whole_words_also_side_by_side() -> None:
     length, counts = counted.doc(c)
     assert (length, Counter(counts)) == plain_doc(c, terms)
     assert counts == {"pool": 6, "thin": 2}
+
+
+def test_tables_are_their_definitions() -> None:
+    """The tables built at import in C steps are the ones their definitions give."""
+    from tamis.pipeline import rank, relevance, url_batch
+
+    decays = tuple(decay(p) for p in range(101))
+    spaces = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
+                   for c in range(256))
+    shape = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+    unsafe = bytes(1 if b in url_batch._UNSAFE else 0 for b in range(256))
+    built = (rank._DECAYS, relevance._ASCII_SPACES, relevance._ASCII_SHAPE,
+             url_batch._UNSAFE_TABLE)
+    assert built == (decays, spaces, shape, unsafe)

@@ -143,6 +143,8 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
     here, what ``_fold`` gives without the sets (``_single``; test_merge_fast compares)."""
     candidates = []
     domains: dict[str, str] = {}
+    titles: dict[str, str] = {}  # raw title: clean_text of it
+    snippets: dict[str, str] = {}
     for index in pages.values():
         if type(index) is not int:
             candidates.append(_fold([(hits[i - 1][0], cleaned[i - 1], i, hits[i - 1][1],
@@ -171,17 +173,21 @@ def _candidates(hits: list[tuple[RawHit, int, float]], cleaned: list,
                 positions = dict(sorted(positions.items()))
             best = min(found) if found else index
         url, key, host, path, query, _ = clean
-        # clean_text of title and snippet, skipped where it provably returns the text as it
-        # is (ASCII, no tag, entity or control, single spaces only, within its cap): most
-        title, snippet = hit.title, hit.snippet
-        if not (title and title.isascii() and len(title) <= 300 and "  " not in title
-                and 1 not in title.encode("ascii").translate(NOT_PLAIN)
-                and title[0] != " " != title[-1]):
-            title = clean_text(title, 300)
-        if not (snippet and snippet.isascii() and len(snippet) <= max_chars
-                and "  " not in snippet and 1 not in snippet.encode("ascii").translate(NOT_PLAIN)
-                and snippet[0] != " " != snippet[-1]):
-            snippet = clean_text(snippet, max_chars)
+        # clean_text of title and snippet, once per distinct text (pages of one site, an
+        # engine's repeated snippet); skipped where it provably returns the text as it is
+        # (ASCII, no tag, entity or control, single spaces only, within its cap): most texts
+        title = titles.get(raw := hit.title)
+        if title is None:
+            title = titles[raw] = raw if (
+                raw and raw.isascii() and len(raw) <= 300 and "  " not in raw
+                and 1 not in raw.encode("ascii").translate(NOT_PLAIN)
+                and raw[0] != " " != raw[-1]) else clean_text(raw, 300)
+        snippet = snippets.get(raw := hit.snippet)
+        if snippet is None:
+            snippet = snippets[raw] = raw if (
+                raw and raw.isascii() and len(raw) <= max_chars and "  " not in raw
+                and 1 not in raw.encode("ascii").translate(NOT_PLAIN)
+                and raw[0] != " " != raw[-1]) else clean_text(raw, max_chars)
         # Candidate(...) with its fields set one by one on a bare instance: the dataclass's
         # __init__ call costs more than the sixteen stores (test_merge_fast: the same one)
         c = _new(Candidate)

@@ -114,7 +114,7 @@ class PatternSet:
 
     def _is_exact(self) -> bool:
         if self._exact is None:
-            self._exact = all(p.regex() is not None or not p.segments for p in self.patterns)
+            self._exact = _all_exact(tuple(self.patterns))
         return self._exact
 
     def _compile(self, has_query: bool) -> _Compiled:
@@ -165,6 +165,14 @@ class PatternSet:
             if pattern.text not in skip and pattern.matches(segments, has_query):
                 return pattern
         return None
+
+
+@lru_cache(maxsize=256)
+def _all_exact(patterns: tuple[PathPattern, ...]) -> bool:
+    """Can the expressions answer for every one of ``patterns`` (``PatternSet._is_exact``)?
+    Worked out once per process for each list of patterns (a policy compiled again, as a CLI's
+    each search, builds no regex text again)."""
+    return all(p.regex() is not None or not p.segments for p in patterns)
 
 
 _Needs = tuple[frozenset[str], tuple[str, ...]]

@@ -70,6 +70,15 @@ class PlaceholderTitles:
         words = self._words
         if words is None or not self.patterns:
             return None
+        distinct = list(dict.fromkeys(titles))  # a title several results share: read once
+        if len(distinct) < len(titles):
+            found = dict(zip(distinct, self._unmatched(distinct, words), strict=True))
+            return list(map(found.__getitem__, titles))
+        return self._unmatched(titles, words)
+
+    @staticmethod
+    def _unmatched(titles: list[str | None], words: tuple[str, ...]) -> list[bool]:
+        """``unmatched`` of these titles, by these words."""
         lows = []  # the texts match reads, one line each ("": a title match never reads)
         for title in titles:
             if title:
@@ -156,11 +165,25 @@ def _words(patterns: list[str]) -> tuple[str, ...] | None:
     return _fewest(_pattern_words(tuple(patterns)))
 
 
+# (_pattern_words' answer, _fewest of it) of the last call: a policy compiled again (each
+# search's Rules) passes the same object, found by identity without hashing it
+_last_fewest: list[tuple[object, tuple[str, ...] | None]] = [(None, None)]
+
+
 def _fewest(each: tuple[tuple[str, frozenset[str]], ...] | None) -> tuple[str, ...] | None:
     """All the patterns' words; a word holding another is found only where the other is:
     the shorter kept."""
     if each is None:
         return None
+    last = _last_fewest[0]
+    if last[0] is each:
+        return last[1]
+    words = _fewest_of(each)
+    _last_fewest[0] = (each, words)
+    return words
+
+
+def _fewest_of(each: tuple[tuple[str, frozenset[str]], ...]) -> tuple[str, ...]:
     words = frozenset().union(*(found for _, found in each))
     return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from operator import itemgetter
+from itertools import repeat
+from operator import itemgetter, truediv
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -39,7 +40,10 @@ def decay(position: int) -> float:
 
 
 _TOTAL = itemgetter(1)  # of an order key (rank's keys)
-_DECAYS = tuple(decay(p) for p in range(101))  # decay(0..100), looked up per (engine, pos)
+# decay(0..100), looked up per (engine, pos): decay(0) and decay(1) are 1 / log2(2), the rest
+# 1 / log2(p + 1) as decay computes it, in C loops (101 calls of decay: 0.25M instructions
+# at import, in every CLI process; test_rank_counts compares the two)
+_DECAYS = (1.0, *map(truediv, repeat(1.0), map(math.log2, range(2, 102))))
 _DECAY_OF = dict(enumerate(_DECAYS))  # the same, by position: no range test (a miss: KeyError)
 # 1.5 * 2**52: for |y| < 2**51, (y + it) - it is y rounded to an integer (round half even)
 _TO_INTEGER = 6755399441055744.0
@@ -185,16 +189,18 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
                     x += weights_of.get(line_of[label], 1.0) * decay_of[position]
             except KeyError:  # a label met first, or a position beyond the table
                 x = _evidence(positions, weights_of, line_of)
-        # _r of values most results share (positions repeat; most relevances are 0): each
-        # rounded once, by _round4 inline (0 is never looked up: a memo would give -0.0 for
-        # 0.0, and round keeps either zero as it is)
+        # _r by _round4 inline: the engine part and the total worked out (they seldom repeat:
+        # a memo's look-ups cost more than they save), the relevance, which repeats (results
+        # counted alike), rounded once a value (0 is never looked up: a memo would give -0.0
+        # for 0.0, and round keeps either zero as it is)
         x = engine_weight * x
-        engine = rounded.get(x) if x else x  # (round(x, 4) of 0.0 or -0.0 is itself)
-        if engine is None:
+        if x:  # (round(x, 4) of 0.0 or -0.0 is itself)
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
-            engine = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                                   else round(x, 4))
+            engine = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                      else round(x, 4))
+        else:
+            engine = x
         x = relevance_weight * r / rmax
         rel = rounded.get(x) if x else x
         if rel is None:
@@ -211,12 +217,13 @@ def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
         off = off_topic if guard and r == 0 and not named_site else 0.0
         demote = demote_penalty if demoted else 0.0
         x = engine + rel + prefer + multi + named + off + demote
-        total = rounded.get(x) if x else x
-        if total is None:
+        if x:
             y = x * 1e4
             n = y + _TO_INTEGER - _TO_INTEGER
-            total = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                                  else round(x, 4))
+            total = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
+                     else round(x, 4))
+        else:
+            total = x
         if demoted:
             tier, last = "demoted", True
         else:

@@ -90,9 +90,13 @@ def _bm25_counted(terms: list[str], docs: list[tuple[int, dict[str, int]]], k1: 
 # In ASCII text a word (_WORD) is a run of [A-Za-z0-9]: everything else becomes a space;
 # upper case becomes lower (what ``fold`` does to ASCII), in the same pass. _ASCII_SHAPE makes
 # every word a run of "a": its words are counted as the places a space is followed by an "a".
-_ASCII_SPACES = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
-                      for c in range(256))
-_ASCII_SHAPE = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+# (Built by slices, not a loop over 256 bytes: a tenth of a million instructions at import, in
+# every CLI process; test_rank_counts checks them against their definitions.)
+_DIGITS, _UPPER = b"0123456789", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ASCII_SPACES = bytes(b" " * 48 + _DIGITS + b" " * 7 + _UPPER.lower() + b" " * 6
+                      + _UPPER.lower() + b" " * 133)
+_ASCII_SHAPE = bytes(b" " * 48 + b"a" * 10 + b" " * 7 + b"a" * 26 + b" " * 6 + b"a" * 26
+                     + b" " * 133)
 
 
 class _Terms:
@@ -111,32 +115,61 @@ class _Terms:
         return self.docs([c])[0]
 
     def docs(self, candidates: list[Candidate]) -> list[tuple[int, dict[str, int]]]:
-        """``doc`` of each candidate (one call for them all)."""
-        ascii_words = self.ascii_words
+        """``doc`` of each candidate (one call for them all). In ASCII text the words and the
+        counts of "title snippet host path" are those of "title snippet" plus those of "host
+        path" (the space between them ends a word), so a title and snippet that several
+        results share (pages of one site, variants) are counted once, from their second
+        result on (the first is counted whole: most titles are seen once)."""
+        terms = self.terms
+        # (title, snippet): its counts, or None when not ASCII; False: seen once
+        heads: dict[tuple[str, str], tuple[int, dict[str, int]] | bool | None] = {}
         out = []
         for c in candidates:
-            text = f"{c.title} {c.snippet} {c.host} {c.path}"
-            if text.isascii():  # the words _WORD finds in fold(text), read as bytes (faster)
-                raw = text.encode("ascii")
-                lowered = text.lower() if ascii_words else ""
-                counts = {}
-                doubled = None
-                for _, word, name in ascii_words:
-                    # in some word: is it one (how many times)? A term (ASCII letters and
-                    # digits) is in the text lower-cased where it is in ``low`` (``in`` on
-                    # str: bytes' ``in`` and ``find`` parse their arguments at a cost)
-                    if name in lowered:
-                        if doubled is None:
-                            low = raw.translate(_ASCII_SPACES)
-                            doubled = b"  " + low.replace(b" ", b"  ") + b"  "
-                        found = doubled.count(word)
-                        if found:
-                            counts[name] = found
-                shape = raw.translate(_ASCII_SHAPE)
-                out.append((shape.count(b" a") + (shape[0] == 97), counts))  # (never empty)
+            title, snippet = c.title, c.snippet
+            head = heads.get((title, snippet), True)
+            if head is True:  # a title and snippet not seen before: the text whole
+                heads[(title, snippet)] = False
             else:
-                words = _WORD.findall(fold(text))
-                found_terms = self.words.intersection(words)
-                out.append((len(words), {t: words.count(t) for t in self.terms
-                                         if t in found_terms}))
+                if head is False:
+                    text = f"{title} {snippet}"
+                    head = heads[(title, snippet)] = (self._ascii_doc(text) if text.isascii()
+                                                      else None)
+                tail_text = f"{c.host} {c.path}"
+                if head is not None and tail_text.isascii():
+                    tail = self._ascii_doc(tail_text)
+                    first, second = head[1], tail[1]  # type: ignore[index]
+                    out.append((head[0] + tail[0],  # type: ignore[index]
+                                first if not second else second if not first
+                                else {t: first.get(t, 0) + second.get(t, 0) for t in terms
+                                      if t in first or t in second}))
+                    continue
+            text = f"{title} {snippet} {c.host} {c.path}"
+            if text.isascii():
+                out.append(self._ascii_doc(text))
+                continue
+            words = _WORD.findall(fold(text))
+            found_terms = self.words.intersection(words)
+            out.append((len(words), {t: words.count(t) for t in terms if t in found_terms}))
         return out
+
+    def _ascii_doc(self, text: str) -> tuple[int, dict[str, int]]:
+        """``doc`` of a non-empty ASCII text: the words _WORD finds in ``fold(text)``, read
+        as bytes (faster)."""
+        ascii_words = self.ascii_words
+        raw = text.encode("ascii")
+        lowered = text.lower() if ascii_words else ""
+        counts = {}
+        doubled = None
+        for _, word, name in ascii_words:
+            # in some word: is it one (how many times)? A term (ASCII letters and digits)
+            # is in the text lower-cased where it is in ``low`` (``in`` on str: bytes' ``in``
+            # and ``find`` parse their arguments at a cost)
+            if name in lowered:
+                if doubled is None:
+                    low = raw.translate(_ASCII_SPACES)
+                    doubled = b"  " + low.replace(b" ", b"  ") + b"  "
+                found = doubled.count(word)
+                if found:
+                    counts[name] = found
+        shape = raw.translate(_ASCII_SHAPE)
+        return shape.count(b" a") + (shape[0] == 97), counts

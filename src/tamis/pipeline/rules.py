@@ -110,6 +110,7 @@ class Rules:
         # has_query: _plain_paths (False: not worked out yet)
         self._plain: dict[bool, tuple[frozenset[str], tuple[str, ...]] | bool | None] = {}
         self._named: dict[tuple[str, str], int] = {}  # (query, host): site_named
+        self._queries: dict[str, tuple[bool, bool, bool]] = {}  # query string: query_drops'
 
     def host_facts(self, host: str) -> HostFacts:
         facts = self._hosts.get(host)
@@ -201,13 +202,16 @@ class Rules:
 
     def query_drops(self, host: str, segments: list[str], query: str) -> bool:
         """The query string makes it a search or shopping page (``QUERY_REASON``)."""
-        keys = _query_keys(query)
-        if self.action_keys & set(keys):
-            return True
-        if any(keys[k] for k in self.query_keys.intersection(keys)) \
-                and self.is_search_page(host, segments):
-            return True
-        return any(keys.values()) and self.is_search_script(segments)
+        facts = self._queries.get(query)  # what the keys alone say, once per query string
+        if facts is None:
+            keys = _query_keys(query)
+            if len(self._queries) >= MEMO_SIZE:
+                self._queries.clear()
+            facts = self._queries[query] = (bool(self.action_keys & set(keys)), any(
+                keys[k] for k in self.query_keys.intersection(keys)), any(keys.values()))
+        action, search_key, valued = facts  # an action key; a search key with a value; a value
+        return action or (search_key and self.is_search_page(host, segments)) or (
+            valued and self.is_search_script(segments))
 
     def root_demoted(self, segments: list[str], query: str, named: bool,
                      preferred: str | None, lifted: Lifted) -> bool:

@@ -31,7 +31,7 @@ _HTTP = ("http", "https")
 # What _SIMPLE_URL never takes in a path or a query (a fragment: the first 33 and DEL), as
 # a bytes.translate table: 1 for each of them, 0 for every other byte
 _UNSAFE = bytes(range(33)) + b'\x7f"<>\\^`{|}'
-_UNSAFE_TABLE = bytes(1 if b in _UNSAFE else 0 for b in range(256))
+_UNSAFE_TABLE = bytes(map(_UNSAFE.__contains__, range(256)))  # (a C loop: at import)
 _HOST_NAME = re.compile(r"[A-Za-z0-9.\-]+").fullmatch  # _SIMPLE_URL's host
 
 
