@@ -27,6 +27,7 @@ from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_shop_chrome, product_text
+from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
 from tamis.extract.visibility import strip_hidden
@@ -196,17 +197,19 @@ def fallback(doc: HtmlElement) -> str:
 
 
 def _prepared(text: str, url: str | None) -> tuple[
-        HtmlElement | None, str, Counter[str], str, ProductFacts | None]:
-    """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts)."""
+        HtmlElement | None, str, Counter[str], str, ProductFacts | None, Signals | None]:
+    """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts,
+    the tree's markup signals)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
-        return None, title, Counter(), "service", None
+        return None, title, Counter(), "service", None, None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
     hidden = strip_hidden(doc)
-    return doc, title, hidden, classify(doc, url, products.count, products.types), \
-        products.facts
+    signals = read_signals(doc)  # once, for the classifier and the structured readers
+    kind = classify(doc, url, products.count, products.types, signals)
+    return doc, title, hidden, kind, products.facts, signals
 
 
 def page_type(text: str, url: str | None = None) -> str:
@@ -216,10 +219,10 @@ def page_type(text: str, url: str | None = None) -> str:
 
 def extract_page(text: str, url: str | None = None) -> Extracted:
     """Parse once, drop what a browser would not show, classify, extract by page type."""
-    doc, title, hidden, page_type, facts = _prepared(text, url)
+    doc, title, hidden, page_type, facts, signals = _prepared(text, url)
     if doc is None:
         return Extracted(title, "", "fallback", page_type)
-    found = extract_structured(doc)
+    found = extract_structured(doc, signals)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     page = _read(doc, url, title, page_type, hidden)

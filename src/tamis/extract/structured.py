@@ -34,6 +34,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.docs import is_docs_widget
 from tamis.extract.markdown import Converter
+from tamis.extract.signals import Signals, read_signals
 from tamis.extract.visibility import strip_hidden
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
@@ -316,24 +317,24 @@ def page_description(doc: HtmlElement) -> str:
     return _CUT_MARK.sub("", max(found, key=len, default=""))
 
 
-def _generator(doc: HtmlElement) -> str:
-    return " ".join(doc.xpath("//meta[@name='generator']/@content")).lower()
-
-
-def sphinx_main(doc: HtmlElement) -> HtmlElement | None:
-    has_code = bool(doc.xpath("//div[contains(@class, 'highlight')]//pre"))
-    if "sphinx" not in _generator(doc) and not (
-            has_code and doc.xpath(f"//a[{has_class('headerlink')}]")):
+def sphinx_main(doc: HtmlElement, signals: Signals, classes: set[str]) -> HtmlElement | None:
+    """``classes``: the page's class tokens; no ``<pre>`` or no ``headerlink`` token, no
+    code block with its permalinks to look for."""
+    if "sphinx" not in signals.generator and not (
+            signals.code_blocks and "headerlink" in classes
+            and doc.xpath("//div[contains(@class, 'highlight')]//pre")
+            and doc.xpath(f"//a[{has_class('headerlink')}]")):
         return None
     return _first(doc, "//*[@itemprop='articleBody']", f"//div[{has_class('body')}]",
                   "//*[@role='main']", "//main", "//article")
 
 
-def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
-    found = _first(doc, f"//article[{has_class('md-content__inner')}]")
-    if found is not None:
-        return found
-    if "mkdocs" in _generator(doc):
+def mkdocs_main(doc: HtmlElement, signals: Signals, classes: set[str]) -> HtmlElement | None:
+    if "md-content__inner" in classes:
+        found = _first(doc, f"//article[{has_class('md-content__inner')}]")
+        if found is not None:
+            return found
+    if "mkdocs" in signals.generator:
         return _first(doc, "//*[@role='main']", "//main")
     return None
 
@@ -350,7 +351,7 @@ FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]], frozenset[str] | N
     ("invision", invision_posts, frozenset({"cPost"})),
     ("lobsters", lobsters_posts, frozenset({"comments_subtree"})),
     ("schema-posts", schema_posts, None))
-DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
+DOCS: tuple[tuple[str, Callable[[HtmlElement, Signals, set[str]], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 
 
@@ -365,11 +366,22 @@ class DocsConverter(Converter):
 _CLASS_VALUES = lxml.etree.XPath("//@class", smart_strings=False)  # strings, no parents
 
 
-def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
-    """(kind, markdown) for a forum thread or a docs page tamis recognises, else None."""
+def _has_post_type(item_types: tuple[str, ...]) -> bool:
+    """Whether an ``itemtype`` ends with a post type: else ``schema_posts`` finds none."""
+    return any(value.endswith(SCHEMA_POST_TYPES) for value in item_types)
+
+
+def extract_structured(doc: HtmlElement, signals: Signals | None = None,
+                       ) -> tuple[str, str] | None:
+    """(kind, markdown) for a forum thread or a docs page tamis recognises, else None;
+    ``signals``: ``read_signals(doc)`` when the caller has it."""
+    if signals is None:
+        signals = read_signals(doc)
     classes = set(" ".join(_CLASS_VALUES(doc)).split())
     for kind, find_posts, needs in FORUMS:
         if needs is not None and needs.isdisjoint(classes):
+            continue
+        if find_posts is schema_posts and not _has_post_type(signals.item_types):
             continue
         posts = find_posts(doc)
         if posts:
@@ -377,7 +389,7 @@ def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
             if text:
                 return kind, text
     for kind, find_main in DOCS:
-        main = find_main(doc)
+        main = find_main(doc, signals, classes)
         if main is not None:
             text = DocsConverter(skip_classes=DOCS_SKIP).convert(main)
             if text:
