@@ -197,19 +197,21 @@ def fallback(doc: HtmlElement) -> str:
 
 
 def _prepared(text: str, url: str | None) -> tuple[
-        HtmlElement | None, str, Counter[str], str, ProductFacts | None, Signals | None]:
+        HtmlElement | None, str, Counter[str], str, ProductFacts | None,
+        tuple[Signals, set[str]] | None]:
     """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts,
-    the tree's markup signals)."""
+    the tree's markup signals and the class values it had before the cut)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
         return None, title, Counter(), "service", None, None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
-    hidden = strip_hidden(doc)
+    class_values: set[str] = set()  # from the cut's walk: no other walk for the readers
+    hidden = strip_hidden(doc, class_values=class_values)
     signals = read_signals(doc)  # once, for the classifier and the structured readers
     kind = classify(doc, url, products.count, products.types, signals)
-    return doc, title, hidden, kind, products.facts, signals
+    return doc, title, hidden, kind, products.facts, (signals, class_values)
 
 
 def page_type(text: str, url: str | None = None) -> str:
@@ -219,10 +221,10 @@ def page_type(text: str, url: str | None = None) -> str:
 
 def extract_page(text: str, url: str | None = None) -> Extracted:
     """Parse once, drop what a browser would not show, classify, extract by page type."""
-    doc, title, hidden, page_type, facts, signals = _prepared(text, url)
-    if doc is None:
+    doc, title, hidden, page_type, facts, markup = _prepared(text, url)
+    if doc is None or markup is None:
         return Extracted(title, "", "fallback", page_type)
-    found = extract_structured(doc, signals)
+    found = extract_structured(doc, *markup)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     page = _read(doc, url, title, page_type, hidden)
@@ -246,20 +248,11 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
-    ratio = REGION_RATIO.get(page_type)
-    menu = bool(extracted) and is_menu(extracted or "", doc)
-    if ratio is not None or menu:
-        needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        region = region_markdown(doc, needed)
-        # Cutting lines and blank runs never lengthens it: a region no longer than needed
-        # loses already, and is not tidied
-        if region and (menu or len(region) > needed):
-            # a button link's line ("Get started") is a call to action, not the page's text
-            region = normalize(drop_button_lines(region, doc))
-        if region and (menu or len(region) > needed):
-            if page_type == "article":  # its share bars and related lists (boilerplate)
-                region = normalize(drop_widget_lines(region, doc, on_region=True))
-            return Extracted(title, region, "region", page_type, hidden)
+    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type))
+    if region is not None:
+        if page_type == "article":  # its share bars and related lists (boilerplate)
+            region = normalize(drop_widget_lines(region, doc, on_region=True))
+        return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
@@ -270,6 +263,39 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
             extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
+
+
+def _tidy_region(region: str, doc: HtmlElement) -> str:
+    # a button link's line ("Get started") is a call to action, not the page's text
+    return normalize(drop_button_lines(region, doc))
+
+
+def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None,
+                    ) -> str | None:
+    """The main region's text when it replaces trafilatura's ``extracted``, else None: on
+    the types ``REGION_RATIO`` lists, when it is longer than ``ratio`` times it, and on
+    every type, whenever it has text and trafilatura's is the site's menus (``is_menu``).
+    ``is_menu`` is only read when the outcome depends on it: a region long enough wins
+    either way."""
+    if ratio is None and not extracted:
+        return None
+    needed = (ratio or 0) * len(extracted or "")
+    region = tidied = ""
+    if ratio is not None:
+        region = region_markdown(doc, needed)
+        # Cutting lines and blank runs never lengthens it: a region no longer than needed
+        # loses already, and is not tidied
+        if region and len(region) > needed:
+            tidied = _tidy_region(region, doc)
+            if tidied and len(tidied) > needed:
+                return tidied
+    if not extracted or not is_menu(extracted, doc):
+        return None
+    if not region:  # not converted yet: too short to be longer than needed
+        region = region_markdown(doc)
+    if region and not tidied:
+        tidied = _tidy_region(region, doc)
+    return tidied or None
 
 
 def extract_html(text: str, url: str | None = None) -> tuple[str, str, str]:

@@ -18,6 +18,7 @@ tree is not changed: the same parse serves every reader.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -43,9 +44,17 @@ MIN_CONTENT_SHARE = 0.3
 _WORD_SPLIT = re.compile(r"[\s_-]+")
 
 
-def _words(element: HtmlElement) -> set[str]:
-    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
-    return {word for word in _WORD_SPLIT.split(names) if word}
+@lru_cache(maxsize=8192)
+def _words_of(names: str) -> frozenset[str]:
+    return frozenset(word for word in _WORD_SPLIT.split(names.lower()) if word)
+
+
+def _words(element: HtmlElement) -> frozenset[str]:
+    """The words of the element's class and id (kept per distinct pair: pages repeat them)."""
+    cls, ident = element.get("class"), element.get("id")
+    if not cls and not ident:
+        return frozenset()
+    return _words_of(f"{cls or ''} {ident or ''}")
 
 
 def is_furniture(element: HtmlElement) -> bool:
@@ -75,8 +84,9 @@ def main_region(doc: HtmlElement) -> HtmlElement:
         return found[0]
     floor = MIN_CONTENT_SHARE * len(root.text_content())
     best, best_chars = root, 0
-    for element in root.xpath(".//*[@id or @class]"):
-        if tag_of(element) not in CONTENT_TAGS or not _words(element) & CONTENT_WORDS:
+    # the content tags only, matched in C (parsed tags are lowercase: ``tag_of``'s test)
+    for element in root.iterdescendants(*CONTENT_TAGS):
+        if not _words(element) & CONTENT_WORDS:
             continue
         chars = len(element.text_content())
         if chars > floor and chars > best_chars:

@@ -372,12 +372,16 @@ def _has_post_type(item_types: tuple[str, ...]) -> bool:
 
 
 def extract_structured(doc: HtmlElement, signals: Signals | None = None,
-                       ) -> tuple[str, str] | None:
+                       class_values: set[str] | None = None) -> tuple[str, str] | None:
     """(kind, markdown) for a forum thread or a docs page tamis recognises, else None;
-    ``signals``: ``read_signals(doc)`` when the caller has it."""
+    ``signals``: ``read_signals(doc)`` when the caller has it; ``class_values``: the class
+    attribute values of the page, or more (``strip_hidden`` gives them): the class tokens
+    only rule readers out, a token of an element cut since makes one look in vain."""
     if signals is None:
         signals = read_signals(doc)
-    classes = set(" ".join(_CLASS_VALUES(doc)).split())
+    if class_values is None:
+        class_values = set(_CLASS_VALUES(doc))
+    classes = set(" ".join(class_values).split())
     for kind, find_posts, needs in FORUMS:
         if needs is not None and needs.isdisjoint(classes):
             continue

@@ -80,18 +80,22 @@ def _speaks_to_ai(el: HtmlElement) -> bool:
     return bool(find(el.text_content()))
 
 
-def candidates(doc: HtmlElement, rules: StyleRules) -> Iterator[HtmlElement]:
+def candidates(doc: HtmlElement, rules: StyleRules, class_values: set[str] | None = None,
+               ) -> Iterator[HtmlElement]:
     """In document order, the elements that can be hidden or declare a colour: those with
     ``hidden``, ``aria-hidden`` or ``style``, those of a tag the page's rules name, and
     those whose class value hides them on a desktop (``responsive``) or holds a class the
     rules name, or whose id the rules name. (A Python walk with a verdict per distinct
-    class value measured faster than lxml's XPath over the tree.)"""
+    class value measured faster than lxml's XPath over the tree.) ``class_values``, when
+    given, gets every class attribute value of the walk, once it is over."""
     tags, names = rules.tags, rules.names
     verdicts: dict[str, bool] = {}
     for el in doc.iter(Element):
         get = el.get
         if (get("style") is not None or get("hidden") is not None
                 or get("aria-hidden") is not None or el.tag in tags):
+            if class_values is not None and (classes := get("class")) is not None:
+                class_values.add(classes)
             yield el
             continue
         classes = get("class")
@@ -105,10 +109,15 @@ def candidates(doc: HtmlElement, rules: StyleRules) -> Iterator[HtmlElement]:
                 continue
         if names and get("id") in names:
             yield el
+    if class_values is not None:
+        class_values.update(verdicts)
 
 
-def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
-    """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
+def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
+                 class_values: set[str] | None = None) -> Counter[str]:
+    """Remove from ``doc`` (in place) what a browser would not show; counts by reason.
+    ``class_values``, when given, gets every class attribute value the page had before the
+    cut (those left after it, and more: enough to tell that a class is nowhere)."""
     counts: Counter[str] = Counter()
     rules = page_rules(doc)
     doomed: list[tuple[HtmlElement, str]] = []
@@ -117,7 +126,7 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
     backgrounds: dict[HtmlElement, str | None] = {}
     # Pages repeat a few inline styles on many elements: each is read once
     by_style: dict[str, tuple[str | None, str | None, str | None]] = {}
-    for el in candidates(doc, rules):
+    for el in candidates(doc, rules, class_values):
         tag = el.tag
         if not isinstance(tag, str) or tag in DROP_TAGS:
             continue
