@@ -127,7 +127,17 @@ def is_menu(markdown: str, doc: HtmlElement) -> bool:
     lines = [line for line in lines if line]
     if len(lines) < MENU_MIN_LINES:
         return False
-    links = {_key(a.text_content()) for a in doc.iter("a")}
+    texts = [a.text_content() for a in doc.iter("a")]
+    # A line that is a link's key has each of its words in that link's lowercased text: a
+    # bound that needs no key per link, and rules out most texts after a few lines
+    joined = "\n".join(text.lower() for text in texts)
+    misses = 0
+    for line in lines:
+        if not all(word in joined for word in line.split(" ")):
+            misses += 1
+            if len(lines) - misses < MENU_SHARE * len(lines):
+                return False
+    links = {_key(text) for text in texts}
     return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
 
 
