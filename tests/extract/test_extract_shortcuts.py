@@ -14,7 +14,7 @@ from tamis.extract.html import REGION_RATIO, _region_instead, _tidy_region, pars
 from tamis.extract.region import _LINE_MARKS, MENU_SHARE, _key, is_menu, region_markdown
 from tamis.extract.signals import read_signals
 from tamis.extract.structured import extract_structured
-from tamis.extract.visibility import strip_hidden
+from tamis.extract.visibility import PageNames, strip_hidden
 
 PAGES = sorted((Path(__file__).parent / "pages").glob("*.html"))
 SIGNAL_PAGES = [
@@ -84,14 +84,16 @@ def test_the_menu_bound_never_changes_the_answer(extra: str) -> None:
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
-def test_structured_readers_given_the_cut_class_values(path: Path) -> None:
+def test_structured_readers_given_the_cut_names(path: Path) -> None:
     html = path.read_text()
     plain, given = parse(html), parse(html)
     assert plain is not None and given is not None
     strip_hidden(plain)
-    seen: set[str] = set()
-    strip_hidden(given, class_values=seen)
-    assert set(plain.xpath("//@class")) <= seen  # the values left after the cut, and more
+    seen = PageNames()
+    strip_hidden(given, seen=seen)
+    # the values left after the cut, and more
+    assert set(plain.xpath("//@class")) <= seen.classes
+    assert set(plain.xpath("//@id")) <= seen.ids
     assert extract_structured(given, read_signals(given), seen) == extract_structured(plain)
 
 

@@ -30,7 +30,7 @@ from tamis.extract.shop import drop_shop_chrome, product_text
 from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
-from tamis.extract.visibility import strip_hidden
+from tamis.extract.visibility import PageNames, strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
 FALLBACK_SKIP_CLASSES = ("sidebar", "menu", "navbar", "cookie", "banner", "comments", "share")
@@ -198,20 +198,20 @@ def fallback(doc: HtmlElement) -> str:
 
 def _prepared(text: str, url: str | None) -> tuple[
         HtmlElement | None, str, Counter[str], str, ProductFacts | None,
-        tuple[Signals, set[str]] | None]:
+        tuple[Signals, PageNames] | None]:
     """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts,
-    the tree's markup signals and the class values it had before the cut)."""
+    the tree's markup signals, the class and id values it had before the cut)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
         return None, title, Counter(), "service", None, None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
-    class_values: set[str] = set()  # from the cut's walk: no other walk for the readers
-    hidden = strip_hidden(doc, class_values=class_values)
+    seen = PageNames()  # class and id values, from the cut's walk: no walk of their own
+    hidden = strip_hidden(doc, seen=seen)
     signals = read_signals(doc)  # once, for the classifier and the structured readers
     kind = classify(doc, url, products.count, products.types, signals)
-    return doc, title, hidden, kind, products.facts, (signals, class_values)
+    return doc, title, hidden, kind, products.facts, (signals, seen)
 
 
 def page_type(text: str, url: str | None = None) -> str:

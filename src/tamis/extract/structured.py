@@ -35,7 +35,7 @@ from lxml.html import HtmlElement
 from tamis.extract.docs import is_docs_widget
 from tamis.extract.markdown import Converter
 from tamis.extract.signals import Signals, read_signals
-from tamis.extract.visibility import strip_hidden
+from tamis.extract.visibility import PageNames, strip_hidden
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
              "postsignature", "messageTextEndMarker",
@@ -129,6 +129,7 @@ def discourse_posts(doc: HtmlElement) -> list[Post]:
 
 
 MAX_PRELOADED_CHARS = 5_000_000
+DISCOURSE_STATE_ID = "data-preloaded"
 
 
 def discourse_app_posts(doc: HtmlElement) -> list[Post]:
@@ -138,7 +139,7 @@ def discourse_app_posts(doc: HtmlElement) -> list[Post]:
     is not visible: newer Discourse puts it in ``<noscript>``, which a browser does not show.
     Regular posts only (``post_type`` 1): "topic closed" notices and other small actions are
     not posts; nor are hidden or deleted ones."""
-    node = _first(doc, "//div[@id='data-preloaded'][@data-preloaded]")
+    node = _first(doc, f"//div[@id='{DISCOURSE_STATE_ID}'][@data-preloaded]")
     raw = node.get("data-preloaded", "") if node is not None else ""
     if not raw or len(raw) > MAX_PRELOADED_CHARS:
         return []
@@ -364,6 +365,7 @@ class DocsConverter(Converter):
 
 
 _CLASS_VALUES = lxml.etree.XPath("//@class", smart_strings=False)  # strings, no parents
+_ID_VALUES = lxml.etree.XPath("//@id", smart_strings=False)
 
 
 def _has_post_type(item_types: tuple[str, ...]) -> bool:
@@ -372,20 +374,22 @@ def _has_post_type(item_types: tuple[str, ...]) -> bool:
 
 
 def extract_structured(doc: HtmlElement, signals: Signals | None = None,
-                       class_values: set[str] | None = None) -> tuple[str, str] | None:
+                       seen: PageNames | None = None) -> tuple[str, str] | None:
     """(kind, markdown) for a forum thread or a docs page tamis recognises, else None;
-    ``signals``: ``read_signals(doc)`` when the caller has it; ``class_values``: the class
-    attribute values of the page, or more (``strip_hidden`` gives them): the class tokens
-    only rule readers out, a token of an element cut since makes one look in vain."""
+    ``signals``: ``read_signals(doc)`` when the caller has it; ``seen``: the class and id
+    values of the page, or more (``strip_hidden`` gives them): they only rule readers out,
+    a value of an element cut since makes one look in vain."""
     if signals is None:
         signals = read_signals(doc)
-    if class_values is None:
-        class_values = set(_CLASS_VALUES(doc))
-    classes = set(" ".join(class_values).split())
+    if seen is None:
+        seen = PageNames(set(_CLASS_VALUES(doc)), set(_ID_VALUES(doc)))
+    classes = set(" ".join(seen.classes).split())
     for kind, find_posts, needs in FORUMS:
         if needs is not None and needs.isdisjoint(classes):
             continue
-        if find_posts is schema_posts and not _has_post_type(signals.item_types):
+        if kind == "schema-posts" and not _has_post_type(signals.item_types):
+            continue
+        if kind == "discourse-app" and DISCOURSE_STATE_ID not in seen.ids:
             continue
         posts = find_posts(doc)
         if posts:

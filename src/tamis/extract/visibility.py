@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from lxml.etree import Element
 from lxml.html import HtmlElement
@@ -80,22 +81,33 @@ def _speaks_to_ai(el: HtmlElement) -> bool:
     return bool(find(el.text_content()))
 
 
-def candidates(doc: HtmlElement, rules: StyleRules, class_values: set[str] | None = None,
+@dataclass
+class PageNames:
+    """The class and id attribute values a walk of the page met."""
+
+    classes: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+
+
+def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = None,
                ) -> Iterator[HtmlElement]:
     """In document order, the elements that can be hidden or declare a colour: those with
     ``hidden``, ``aria-hidden`` or ``style``, those of a tag the page's rules name, and
     those whose class value hides them on a desktop (``responsive``) or holds a class the
     rules name, or whose id the rules name. (A Python walk with a verdict per distinct
-    class value measured faster than lxml's XPath over the tree.) ``class_values``, when
-    given, gets every class attribute value of the walk, once it is over."""
+    class value measured faster than lxml's XPath over the tree.) ``seen``, when given,
+    gets every class and id value of the walk, once it is over."""
     tags, names = rules.tags, rules.names
     verdicts: dict[str, bool] = {}
+    ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
         get = el.get
+        if ids is not None and (ident := get("id")) is not None:
+            ids.add(ident)
         if (get("style") is not None or get("hidden") is not None
                 or get("aria-hidden") is not None or el.tag in tags):
-            if class_values is not None and (classes := get("class")) is not None:
-                class_values.add(classes)
+            if seen is not None and (classes := get("class")) is not None:
+                seen.classes.add(classes)
             yield el
             continue
         classes = get("class")
@@ -109,15 +121,15 @@ def candidates(doc: HtmlElement, rules: StyleRules, class_values: set[str] | Non
                 continue
         if names and get("id") in names:
             yield el
-    if class_values is not None:
-        class_values.update(verdicts)
+    if seen is not None:
+        seen.classes.update(verdicts)
 
 
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
-                 class_values: set[str] | None = None) -> Counter[str]:
+                 seen: PageNames | None = None) -> Counter[str]:
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason.
-    ``class_values``, when given, gets every class attribute value the page had before the
-    cut (those left after it, and more: enough to tell that a class is nowhere)."""
+    ``seen``, when given, gets every class and id value the page had before the cut (those
+    left after it, and more: enough to tell that a class or an id is nowhere)."""
     counts: Counter[str] = Counter()
     rules = page_rules(doc)
     doomed: list[tuple[HtmlElement, str]] = []
@@ -126,7 +138,7 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
     backgrounds: dict[HtmlElement, str | None] = {}
     # Pages repeat a few inline styles on many elements: each is read once
     by_style: dict[str, tuple[str | None, str | None, str | None]] = {}
-    for el in candidates(doc, rules, class_values):
+    for el in candidates(doc, rules, seen):
         tag = el.tag
         if not isinstance(tag, str) or tag in DROP_TAGS:
             continue
