@@ -29,7 +29,8 @@ from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_shop_chrome, product_text
 from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
-from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
+from tamis.extract.structured import extract_structured
+from tamis.extract.threadtext import drop_repeated_lines, page_description
 from tamis.extract.visibility import PageNames, strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
