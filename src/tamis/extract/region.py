@@ -77,12 +77,19 @@ class RegionConverter(Converter):
 
 
 def main_region(doc: HtmlElement) -> HtmlElement:
+    return _main_region(doc)[0]
+
+
+def _main_region(doc: HtmlElement) -> tuple[HtmlElement, int]:
+    """(the main region, the length of its text): the caller's bound needs it, and it is
+    counted here already."""
     body = doc.find(".//body")
     root = body if body is not None else doc
     found = root.xpath(".//main | .//*[@role='main']")
-    if len(found) == 1 and len(found[0].text_content()) > MIN_MAIN_CHARS:
-        return found[0]
-    floor = MIN_CONTENT_SHARE * len(root.text_content())
+    if len(found) == 1 and (chars := len(found[0].text_content())) > MIN_MAIN_CHARS:
+        return found[0], chars
+    root_chars = len(root.text_content())
+    floor = MIN_CONTENT_SHARE * root_chars
     best, best_chars = root, 0
     # the content tags only, matched in C (parsed tags are lowercase: ``tag_of``'s test)
     for element in root.iterdescendants(*CONTENT_TAGS):
@@ -91,7 +98,7 @@ def main_region(doc: HtmlElement) -> HtmlElement:
         chars = len(element.text_content())
         if chars > floor and chars > best_chars:
             best, best_chars = element, chars
-    return best
+    return best, best_chars if best is not root else root_chars
 
 
 # The markdown of a region is never much longer than its text (measured at most 1.08 times
@@ -103,8 +110,8 @@ MARKDOWN_TEXT_BOUND = 1.5
 def region_markdown(doc: HtmlElement, needed: float = 0) -> str:
     """The main region's text as markdown, without the page's furniture; "" without
     converting when the region's text is too short to give more than ``needed`` chars."""
-    region = main_region(doc)
-    if needed and MARKDOWN_TEXT_BOUND * len(region.text_content()) <= needed:
+    region, chars = _main_region(doc)
+    if needed and MARKDOWN_TEXT_BOUND * chars <= needed:
         return ""
     return RegionConverter().convert(region)
 
