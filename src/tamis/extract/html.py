@@ -166,8 +166,10 @@ def plain_code(doc: HtmlElement) -> None:
     """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text, and
     every HTML comment: trafilatura, handed a tree, prints a comment inside a heading as
     text (``<!--lit-node 1-->`` markers of pages rendered with Lit)."""
-    for element in doc.xpath("//code[*] | //pre[*]"):
-        lxml.etree.strip_tags(element, *CODE_FORMATTING)
+    # matched by tag in C; one with no element child has nothing to strip
+    for element in list(doc.getroottree().getroot().iter("code", "pre")):
+        if len(element):
+            lxml.etree.strip_tags(element, *CODE_FORMATTING)
     lxml.etree.strip_tags(doc, lxml.etree.Comment)
 
 
