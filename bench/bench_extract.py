@@ -14,7 +14,8 @@ main text to markdown), for an article (trafilatura path) and a forum thread (ta
 per-post path). Then, on the WCXB dev pages in ../shared when present: median CPU per page
 of ``tamis.extract.extract_text`` beside plain ``trafilatura.extract`` on the same pages,
 with its defaults and with the options tamis gives it, interleaved (each first on every
-third page: the next on a page runs faster), and how
+third page: the next on a page runs faster), the median of the per-page ratio of tamis to
+trafilatura with tamis's options (paired, so load drift during the run cancels), and how
 many sentences the planted-instruction detector flags on them (each
 one is a false positive: these are ordinary pages). Prints figures; asserts nothing
 (shared, noisy machines).
@@ -243,6 +244,13 @@ def cpu_against_trafilatura(limit: int) -> None:
           f" {ms['tamis']:6.1f} ms | plain trafilatura.extract, tamis's options"
           f" {ms['same']:6.1f} ms | its defaults {ms['defaults']:6.1f} ms"
           f"  (total {total['tamis']:.1f} s | {total['same']:.1f} s | {total['defaults']:.1f} s)")
+    # Paired on each page (both ran back to back): steadier than the ratio of the two
+    # medians when the machine's load drifts during the run
+    ratios = [mine / same for mine, same in zip(times["tamis"], times["same"], strict=True)
+              if same > 0]
+    if ratios:
+        print(f"paired, per page: median tamis / trafilatura (tamis's options)"
+              f" {statistics.median(ratios):.3f} ({len(ratios)} pages)")
     print(f"instruction flags on the dev pages' ordinary text (false positives):"
           f" {len(flagged)} in {len(pages)} pages")
     for line in flagged:

@@ -173,7 +173,7 @@ def test_a_discourse_app_page_gives_the_posts_its_app_renders() -> None:
 
 
 def test_a_reply_given_twice_by_trafilatura_is_given_once() -> None:
-    from tamis.extract.structured import drop_repeated_lines
+    from tamis.extract.threadtext import drop_repeated_lines
     reply = "That's my concern as well: cloning an Arc was never a burden to me."
     code = "let shared = Arc::clone(&state); // clone before moving into the task"
     text = f"{reply}\n\nShort line.\n\n```rust\n{code}\n{code}\n```\n\n{reply}\n\nShort line."

@@ -26,6 +26,7 @@ from functools import lru_cache
 from lxml.html import HtmlElement
 
 from tamis.extract.region import _key
+from tamis.extract.shop import h1_holders
 
 WIDGET_WORDS = frozenset({
     "related", "bio", "author", "byline", "share", "sharing", "newsletter", "subscribe",
@@ -82,14 +83,21 @@ def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
     (``_holds_prose``) is no widget, nor is a call to action or a promo."""
     ceiling = MAX_SHARE * page_chars
     found: list[HtmlElement] = []
+    named: dict[str, bool] = {}  # per distinct value of the page
+    holds_h1: set[HtmlElement] | None = None  # an h1's ancestors, found once when needed
     for value in root.xpath(".//@class | .//@id"):  # document order, in C
-        if not _names_widget(str(value), camel_case, on_region):
+        verdict = named.get(value)
+        if verdict is None:
+            verdict = named[value] = _names_widget(str(value), camel_case, on_region)
+        if not verdict:
             continue
         element = value.getparent()
         if found and (element is found[-1] or any(a is found[-1]
                                                   for a in element.iterancestors())):
             continue  # the last widget found, or inside it
-        if (len(element.text_content()) < ceiling and not element.xpath(".//h1")
+        if holds_h1 is None:
+            holds_h1 = h1_holders(root)
+        if (element not in holds_h1 and len(element.text_content()) < ceiling
                 and not (on_region and _holds_prose(element))):
             found.append(element)
     return found

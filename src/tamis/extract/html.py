@@ -27,9 +27,11 @@ from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import classify
 from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
 from tamis.extract.shop import drop_shop_chrome, product_text
+from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
-from tamis.extract.structured import drop_repeated_lines, extract_structured, page_description
-from tamis.extract.visibility import strip_hidden
+from tamis.extract.structured import extract_structured
+from tamis.extract.threadtext import drop_repeated_lines, page_description
+from tamis.extract.visibility import PageNames, strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
 FALLBACK_SKIP_CLASSES = ("sidebar", "menu", "navbar", "cookie", "banner", "comments", "share")
@@ -164,8 +166,10 @@ def plain_code(doc: HtmlElement) -> None:
     """Drop (in place) formatting tags inside ``code`` and ``pre``, keeping their text, and
     every HTML comment: trafilatura, handed a tree, prints a comment inside a heading as
     text (``<!--lit-node 1-->`` markers of pages rendered with Lit)."""
-    for element in doc.xpath("//code[*] | //pre[*]"):
-        lxml.etree.strip_tags(element, *CODE_FORMATTING)
+    # matched by tag in C; one with no element child has nothing to strip
+    for element in list(doc.getroottree().getroot().iter("code", "pre")):
+        if len(element):
+            lxml.etree.strip_tags(element, *CODE_FORMATTING)
     lxml.etree.strip_tags(doc, lxml.etree.Comment)
 
 
@@ -196,17 +200,21 @@ def fallback(doc: HtmlElement) -> str:
 
 
 def _prepared(text: str, url: str | None) -> tuple[
-        HtmlElement | None, str, Counter[str], str, ProductFacts | None]:
-    """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts)."""
+        HtmlElement | None, str, Counter[str], str, ProductFacts | None,
+        tuple[Signals, PageNames] | None]:
+    """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts,
+    the tree's markup signals, the class and id values it had before the cut)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
-        return None, title, Counter(), "service", None
+        return None, title, Counter(), "service", None, None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
     products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
-    hidden = strip_hidden(doc)
-    return doc, title, hidden, classify(doc, url, products.count, products.types), \
-        products.facts
+    seen = PageNames()  # class and id values, from the cut's walk: no walk of their own
+    hidden = strip_hidden(doc, seen=seen)
+    signals = read_signals(doc)  # once, for the classifier and the structured readers
+    kind = classify(doc, url, products.count, products.types, signals)
+    return doc, title, hidden, kind, products.facts, (signals, seen)
 
 
 def page_type(text: str, url: str | None = None) -> str:
@@ -216,10 +224,10 @@ def page_type(text: str, url: str | None = None) -> str:
 
 def extract_page(text: str, url: str | None = None) -> Extracted:
     """Parse once, drop what a browser would not show, classify, extract by page type."""
-    doc, title, hidden, page_type, facts = _prepared(text, url)
-    if doc is None:
+    doc, title, hidden, page_type, facts, markup = _prepared(text, url)
+    if doc is None or markup is None:
         return Extracted(title, "", "fallback", page_type)
-    found = extract_structured(doc)
+    found = extract_structured(doc, *markup)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
     page = _read(doc, url, title, page_type, hidden)
@@ -243,20 +251,11 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
-    ratio = REGION_RATIO.get(page_type)
-    menu = bool(extracted) and is_menu(extracted or "", doc)
-    if ratio is not None or menu:
-        needed = 0 if menu else (ratio or 0) * len(extracted or "")
-        region = region_markdown(doc, needed)
-        # Cutting lines and blank runs never lengthens it: a region no longer than needed
-        # loses already, and is not tidied
-        if region and (menu or len(region) > needed):
-            # a button link's line ("Get started") is a call to action, not the page's text
-            region = normalize(drop_button_lines(region, doc))
-        if region and (menu or len(region) > needed):
-            if page_type == "article":  # its share bars and related lists (boilerplate)
-                region = normalize(drop_widget_lines(region, doc, on_region=True))
-            return Extracted(title, region, "region", page_type, hidden)
+    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type))
+    if region is not None:
+        if page_type == "article":  # its share bars and related lists (boilerplate)
+            region = normalize(drop_widget_lines(region, doc, on_region=True))
+        return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
@@ -267,6 +266,39 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
             extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
+
+
+def _tidy_region(region: str, doc: HtmlElement) -> str:
+    # a button link's line ("Get started") is a call to action, not the page's text
+    return normalize(drop_button_lines(region, doc))
+
+
+def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None,
+                    ) -> str | None:
+    """The main region's text when it replaces trafilatura's ``extracted``, else None: on
+    the types ``REGION_RATIO`` lists, when it is longer than ``ratio`` times it, and on
+    every type, whenever it has text and trafilatura's is the site's menus (``is_menu``).
+    ``is_menu`` is only read when the outcome depends on it: a region long enough wins
+    either way."""
+    if ratio is None and not extracted:
+        return None
+    needed = (ratio or 0) * len(extracted or "")
+    region = tidied = ""
+    if ratio is not None:
+        region = region_markdown(doc, needed)
+        # Cutting lines and blank runs never lengthens it: a region no longer than needed
+        # loses already, and is not tidied
+        if region and len(region) > needed:
+            tidied = _tidy_region(region, doc)
+            if tidied and len(tidied) > needed:
+                return tidied
+    if not extracted or not is_menu(extracted, doc):
+        return None
+    if not region:  # not converted yet: too short to be longer than needed
+        region = region_markdown(doc)
+    if region and not tidied:
+        tidied = _tidy_region(region, doc)
+    return tidied or None
 
 
 def extract_html(text: str, url: str | None = None) -> tuple[str, str, str]:

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
 
+from tamis.extract.signals import Signals, read_signals
+
 TYPES = ("forum", "documentation", "product", "collection", "listing", "article", "service")
 
 _URL_SIGNALS: tuple[tuple[str, re.Pattern[str], int], ...] = (
@@ -57,14 +59,14 @@ _ARTICLE_LD = frozenset({"article", "newsarticle", "blogposting", "reportagenews
                          "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle"})
 
 
-def _schema_types(doc: HtmlElement) -> Counter[str]:
+def _schema_types(signals: Signals) -> Counter[str]:
     found: Counter[str] = Counter()
-    for value in doc.xpath("//@itemtype"):
+    for value in signals.item_types:
         name = value.rstrip("/").rsplit("/", 1)[-1].lower()
         if name in _SCHEMA:
             found[_SCHEMA[name]] += 1
-    for script in doc.xpath("//script[@type='application/ld+json']"):
-        for name in _TYPE_NAME.findall(script.text or ""):
+    for text in signals.ld_json:
+        for name in _TYPE_NAME.findall(text):
             if name.lower() in _SCHEMA:
                 found[_SCHEMA[name.lower()]] += 1
     return found
@@ -80,10 +82,10 @@ LD_LIST_TYPES = {"collectionpage": "collection", "itemlist": "listing"}
 
 
 def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
-             ld_types: frozenset[str] = frozenset()) -> str:
+             ld_types: frozenset[str] = frozenset(), signals: Signals | None = None) -> str:
     """One of ``TYPES``; ``ld_products``: how many different products the page's JSON-LD
     describes, ``ld_types``: the schema.org types it names (lowercased; an article type
-    counts for ``article``)."""
+    counts for ``article``); ``signals``: ``read_signals(doc)`` when the caller has it."""
     score: Counter[str] = Counter()
     if ld_types & _ARTICLE_LD:
         score["article"] += 2
@@ -99,31 +101,30 @@ def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
         if path.strip("/") == "":
             score["service"] += 2
     if doc is not None:
-        schema = _schema_types(doc)
-        for kind, count in schema.items():
+        if signals is None:
+            signals = read_signals(doc)
+        for kind, count in _schema_types(signals).items():
             score[kind] += 3 if kind != "product" else min(3, count) + 1
-        for content in doc.xpath("//meta[@name='generator']/@content"):
+        for content in signals.generators:
             lowered = content.lower()
             for name, kind in _GENERATORS.items():
                 if name in lowered:
                     score[kind] += 3 if kind != "product" else 1
-        og = doc.xpath("//meta[@property='og:type']/@content")
-        if og:
-            kind = og[0].strip().lower()
+        if signals.og_types:
+            kind = signals.og_types[0].strip().lower()
             if kind == "article":
                 score["article"] += 2
             elif kind in ("product.group", "product:group"):  # a group of products
                 score["collection"] += 3
             elif kind.startswith("product"):
                 score["product"] += 3
-        if doc.xpath("//meta[@property='article:published_time']"):
+        if signals.published_time:
             score["article"] += 1  # Open Graph's article date: rare on other pages
-        code_blocks = len(doc.xpath("//pre"))
-        if code_blocks >= 2:
-            score["documentation"] += min(3, code_blocks // 2)
-        if doc.xpath("//*[@itemprop='price'] | //meta[@property='product:price:amount']"):
+        if signals.code_blocks >= 2:
+            score["documentation"] += min(3, signals.code_blocks // 2)
+        if signals.price:
             score["product"] += 2
-        if len(doc.xpath("//article")) >= 6:
+        if signals.articles >= 6:
             score["listing"] += 2
     if ld_products == 1:
         score["product"] += 4

@@ -18,6 +18,7 @@ tree is not changed: the same parse serves every reader.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -43,9 +44,17 @@ MIN_CONTENT_SHARE = 0.3
 _WORD_SPLIT = re.compile(r"[\s_-]+")
 
 
-def _words(element: HtmlElement) -> set[str]:
-    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
-    return {word for word in _WORD_SPLIT.split(names) if word}
+@lru_cache(maxsize=8192)
+def _words_of(names: str) -> frozenset[str]:
+    return frozenset(word for word in _WORD_SPLIT.split(names.lower()) if word)
+
+
+def _words(element: HtmlElement) -> frozenset[str]:
+    """The words of the element's class and id (kept per distinct pair: pages repeat them)."""
+    cls, ident = element.get("class"), element.get("id")
+    if not cls and not ident:
+        return frozenset()
+    return _words_of(f"{cls or ''} {ident or ''}")
 
 
 def is_furniture(element: HtmlElement) -> bool:
@@ -68,20 +77,28 @@ class RegionConverter(Converter):
 
 
 def main_region(doc: HtmlElement) -> HtmlElement:
+    return _main_region(doc)[0]
+
+
+def _main_region(doc: HtmlElement) -> tuple[HtmlElement, int]:
+    """(the main region, the length of its text): the caller's bound needs it, and it is
+    counted here already."""
     body = doc.find(".//body")
     root = body if body is not None else doc
     found = root.xpath(".//main | .//*[@role='main']")
-    if len(found) == 1 and len(found[0].text_content()) > MIN_MAIN_CHARS:
-        return found[0]
-    floor = MIN_CONTENT_SHARE * len(root.text_content())
+    if len(found) == 1 and (chars := len(found[0].text_content())) > MIN_MAIN_CHARS:
+        return found[0], chars
+    root_chars = len(root.text_content())
+    floor = MIN_CONTENT_SHARE * root_chars
     best, best_chars = root, 0
-    for element in root.xpath(".//*[@id or @class]"):
-        if tag_of(element) not in CONTENT_TAGS or not _words(element) & CONTENT_WORDS:
+    # the content tags only, matched in C (parsed tags are lowercase: ``tag_of``'s test)
+    for element in root.iterdescendants(*CONTENT_TAGS):
+        if not _words(element) & CONTENT_WORDS:
             continue
         chars = len(element.text_content())
         if chars > floor and chars > best_chars:
             best, best_chars = element, chars
-    return best
+    return best, best_chars if best is not root else root_chars
 
 
 # The markdown of a region is never much longer than its text (measured at most 1.08 times
@@ -93,8 +110,8 @@ MARKDOWN_TEXT_BOUND = 1.5
 def region_markdown(doc: HtmlElement, needed: float = 0) -> str:
     """The main region's text as markdown, without the page's furniture; "" without
     converting when the region's text is too short to give more than ``needed`` chars."""
-    region = main_region(doc)
-    if needed and MARKDOWN_TEXT_BOUND * len(region.text_content()) <= needed:
+    region, chars = _main_region(doc)
+    if needed and MARKDOWN_TEXT_BOUND * chars <= needed:
         return ""
     return RegionConverter().convert(region)
 
@@ -117,7 +134,17 @@ def is_menu(markdown: str, doc: HtmlElement) -> bool:
     lines = [line for line in lines if line]
     if len(lines) < MENU_MIN_LINES:
         return False
-    links = {_key(a.text_content()) for a in doc.iter("a")}
+    texts = [a.text_content() for a in doc.iter("a")]
+    # A line that is a link's key has each of its words in that link's lowercased text: a
+    # bound that needs no key per link, and rules out most texts after a few lines
+    joined = "\n".join(text.lower() for text in texts)
+    misses = 0
+    for line in lines:
+        if not all(word in joined for word in line.split(" ")):
+            misses += 1
+            if len(lines) - misses < MENU_SHARE * len(lines):
+                return False
+    links = {_key(text) for text in texts}
     return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
 
 

@@ -29,7 +29,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.markdown import tag_of
 from tamis.extract.region import RegionConverter, is_furniture, main_region
-from tamis.extract.structured import drop_repeated_lines
+from tamis.extract.threadtext import drop_repeated_lines
 
 # class/id words of consent managers (OneTrust, Cookiebot, Didomi, Usercentrics, TrustArc...)
 CONSENT_WORDS = frozenset({

@@ -24,7 +24,6 @@ blocks between ``---`` rules.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,7 +33,8 @@ from lxml.html import HtmlElement
 
 from tamis.extract.docs import is_docs_widget
 from tamis.extract.markdown import Converter
-from tamis.extract.visibility import strip_hidden
+from tamis.extract.signals import Signals, read_signals
+from tamis.extract.visibility import PageNames, strip_hidden
 
 POST_SKIP = ("bbCodeBlock-expandLink", "js-extraPhrases", "message-signature", "signature",
              "postsignature", "messageTextEndMarker",
@@ -128,6 +128,7 @@ def discourse_posts(doc: HtmlElement) -> list[Post]:
 
 
 MAX_PRELOADED_CHARS = 5_000_000
+DISCOURSE_STATE_ID = "data-preloaded"
 
 
 def discourse_app_posts(doc: HtmlElement) -> list[Post]:
@@ -137,7 +138,7 @@ def discourse_app_posts(doc: HtmlElement) -> list[Post]:
     is not visible: newer Discourse puts it in ``<noscript>``, which a browser does not show.
     Regular posts only (``post_type`` 1): "topic closed" notices and other small actions are
     not posts; nor are hidden or deleted ones."""
-    node = _first(doc, "//div[@id='data-preloaded'][@data-preloaded]")
+    node = _first(doc, f"//div[@id='{DISCOURSE_STATE_ID}'][@data-preloaded]")
     raw = node.get("data-preloaded", "") if node is not None else ""
     if not raw or len(raw) > MAX_PRELOADED_CHARS:
         return []
@@ -278,62 +279,24 @@ def render_thread(posts: list[Post]) -> str:
     return "\n\n---\n\n".join(blocks)
 
 
-REPEAT_MIN_CHARS = 40
-REPEAT_SCAN_CHARS = 200_000
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def drop_repeated_lines(markdown: str) -> str:
-    """Lines of ``REPEAT_MIN_CHARS`` or more whose text was already given, left out. trafilatura
-    with comments gives a reply twice when it took the reply for the main text too (a thread
-    of nested comments: link aggregators). Code blocks are left as they are."""
-    seen = ""  # the lines kept so far, one a line: a bounded scan (``REPEAT_SCAN_CHARS``)
-    out = []
-    in_code = False
-    for line in markdown.split("\n"):
-        if _FENCE.match(line):
-            in_code = not in_code
-        key = " ".join(line.split())
-        if not in_code and len(key) >= REPEAT_MIN_CHARS and len(seen) < REPEAT_SCAN_CHARS:
-            if key in seen:
-                continue
-            seen += key + "\n"
-        out.append(line)
-    return "\n".join(out)
-
-
-_CUT_MARK = re.compile(r"\s*(\.\.\.|…|&hellip;)$")  # the summary's own "cut here" mark
-DESCRIPTION_PATHS = ("//meta[@property='og:description']/@content",
-                     "//meta[@name='twitter:description']/@content",
-                     "//meta[@name='description']/@content")
-
-
-def page_description(doc: HtmlElement) -> str:
-    """The longest of the page's own summaries (``og:description``, ``twitter:description``,
-    ``description``), whitespace folded. A thread a script renders (Discourse's app shell)
-    has no post in its HTML, and these carry the opening post's first paragraphs."""
-    found = [" ".join(value.split()) for path in DESCRIPTION_PATHS for value in doc.xpath(path)]
-    return _CUT_MARK.sub("", max(found, key=len, default=""))
-
-
-def _generator(doc: HtmlElement) -> str:
-    return " ".join(doc.xpath("//meta[@name='generator']/@content")).lower()
-
-
-def sphinx_main(doc: HtmlElement) -> HtmlElement | None:
-    has_code = bool(doc.xpath("//div[contains(@class, 'highlight')]//pre"))
-    if "sphinx" not in _generator(doc) and not (
-            has_code and doc.xpath(f"//a[{has_class('headerlink')}]")):
+def sphinx_main(doc: HtmlElement, signals: Signals, classes: set[str]) -> HtmlElement | None:
+    """``classes``: the page's class tokens; no ``<pre>`` or no ``headerlink`` token, no
+    code block with its permalinks to look for."""
+    if "sphinx" not in signals.generator and not (
+            signals.code_blocks and "headerlink" in classes
+            and doc.xpath("//div[contains(@class, 'highlight')]//pre")
+            and doc.xpath(f"//a[{has_class('headerlink')}]")):
         return None
     return _first(doc, "//*[@itemprop='articleBody']", f"//div[{has_class('body')}]",
                   "//*[@role='main']", "//main", "//article")
 
 
-def mkdocs_main(doc: HtmlElement) -> HtmlElement | None:
-    found = _first(doc, f"//article[{has_class('md-content__inner')}]")
-    if found is not None:
-        return found
-    if "mkdocs" in _generator(doc):
+def mkdocs_main(doc: HtmlElement, signals: Signals, classes: set[str]) -> HtmlElement | None:
+    if "md-content__inner" in classes:
+        found = _first(doc, f"//article[{has_class('md-content__inner')}]")
+        if found is not None:
+            return found
+    if "mkdocs" in signals.generator:
         return _first(doc, "//*[@role='main']", "//main")
     return None
 
@@ -350,7 +313,7 @@ FORUMS: tuple[tuple[str, Callable[[HtmlElement], list[Post]], frozenset[str] | N
     ("invision", invision_posts, frozenset({"cPost"})),
     ("lobsters", lobsters_posts, frozenset({"comments_subtree"})),
     ("schema-posts", schema_posts, None))
-DOCS: tuple[tuple[str, Callable[[HtmlElement], HtmlElement | None]], ...] = (
+DOCS: tuple[tuple[str, Callable[[HtmlElement, Signals, set[str]], HtmlElement | None]], ...] = (
     ("mkdocs", mkdocs_main), ("sphinx", sphinx_main))
 
 
@@ -363,13 +326,31 @@ class DocsConverter(Converter):
 
 
 _CLASS_VALUES = lxml.etree.XPath("//@class", smart_strings=False)  # strings, no parents
+_ID_VALUES = lxml.etree.XPath("//@id", smart_strings=False)
 
 
-def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
-    """(kind, markdown) for a forum thread or a docs page tamis recognises, else None."""
-    classes = set(" ".join(_CLASS_VALUES(doc)).split())
+def _has_post_type(item_types: tuple[str, ...]) -> bool:
+    """Whether an ``itemtype`` ends with a post type: else ``schema_posts`` finds none."""
+    return any(value.endswith(SCHEMA_POST_TYPES) for value in item_types)
+
+
+def extract_structured(doc: HtmlElement, signals: Signals | None = None,
+                       seen: PageNames | None = None) -> tuple[str, str] | None:
+    """(kind, markdown) for a forum thread or a docs page tamis recognises, else None;
+    ``signals``: ``read_signals(doc)`` when the caller has it; ``seen``: the class and id
+    values of the page, or more (``strip_hidden`` gives them): they only rule readers out,
+    a value of an element cut since makes one look in vain."""
+    if signals is None:
+        signals = read_signals(doc)
+    if seen is None:
+        seen = PageNames(set(_CLASS_VALUES(doc)), set(_ID_VALUES(doc)))
+    classes = set(" ".join(seen.classes).split())
     for kind, find_posts, needs in FORUMS:
         if needs is not None and needs.isdisjoint(classes):
+            continue
+        if kind == "schema-posts" and not _has_post_type(signals.item_types):
+            continue
+        if kind == "discourse-app" and DISCOURSE_STATE_ID not in seen.ids:
             continue
         posts = find_posts(doc)
         if posts:
@@ -377,7 +358,7 @@ def extract_structured(doc: HtmlElement) -> tuple[str, str] | None:
             if text:
                 return kind, text
     for kind, find_main in DOCS:
-        main = find_main(doc)
+        main = find_main(doc, signals, classes)
         if main is not None:
             text = DocsConverter(skip_classes=DOCS_SKIP).convert(main)
             if text:

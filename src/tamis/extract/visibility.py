@@ -35,7 +35,6 @@ element: it is visible on a desktop screen.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from dataclasses import dataclass, field
 from lxml.etree import Element
 from lxml.html import HtmlElement
 
+from tamis.extract.css import StyleRules, declarations, page_rules, style_verdict
 from tamis.extract.responsive import hidden_on_desktop
 
 DROP_TAGS = ("template", "noscript", "script", "style")
@@ -50,207 +50,6 @@ REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
 REVEALED_SHARE = 0.1
 REVEALED_MIN_CHARS = 400
 TAB_REASONS = frozenset({"hidden", "aria-hidden", "display"})
-NAMED_COLOURS = {"white": "ffffff", "black": "000000", "red": "ff0000", "blue": "0000ff",
-                 "green": "008000", "yellow": "ffff00", "gray": "808080", "grey": "808080",
-                 "silver": "c0c0c0", "transparent": "transparent"}
-
-_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_SIMPLE_SELECTOR = re.compile(r"^([a-zA-Z][a-zA-Z0-9]*)?([.#][\w-]+)?$")
-_BRACE = re.compile(r"[{}]")
-_DECL_NAME = re.compile(r"[a-z-]+")
-_PX = re.compile(r"^(-?\d+(?:\.\d+)?)(px|em|rem|%|pt|vw|vh)?$")
-
-
-def _declarations(text: str) -> dict[str, str]:
-    """``a: b; c: d`` -> {a: b, c: d}, lower-cased, without ``!important``; linear time."""
-    found = {}
-    for part in text.split(";"):
-        name, colon, value = part.partition(":")
-        name = name.strip().lower()
-        if colon and name and len(name) <= 40 and _DECL_NAME.fullmatch(name):
-            found[name] = value.strip().lower().replace("!important", "").strip()
-    return found
-
-
-def _length(value: str) -> float | None:
-    match = _PX.match(value.strip())
-    if not match:
-        return None
-    number = float(match.group(1))
-    return number * 16 if match.group(2) in ("em", "rem") else number
-
-
-def colour(value: str | None) -> str | None:
-    """A CSS colour as six hex digits (or ``transparent``); None when not understood."""
-    if not value:
-        return None
-    value = value.strip().lower().split()[0] if value.strip() else ""
-    if value in NAMED_COLOURS:
-        return NAMED_COLOURS[value]
-    if re.fullmatch(r"#[0-9a-f]{3}", value):
-        return "".join(c * 2 for c in value[1:])
-    if re.fullmatch(r"#[0-9a-f]{6}", value):
-        return value[1:]
-    match = re.fullmatch(r"rgba?\((\d+)[ ,]+(\d+)[ ,]+(\d+)(?:[ ,/]+([\d.]+))?\)", value)
-    if match:
-        if match.group(4) is not None and float(match.group(4)) == 0:
-            return "transparent"
-        return "".join(f"{min(255, int(match.group(i))):02x}" for i in (1, 2, 3))
-    return None
-
-
-def hiding_reason(decl: dict[str, str]) -> str | None:
-    """Why these declarations hide an element, or None."""
-    if decl.get("display", "").startswith("none"):
-        return "display"
-    if decl.get("visibility", "") in ("hidden", "collapse"):
-        return "visibility"
-    opacity = decl.get("opacity")
-    if opacity is not None and _length(opacity) == 0:
-        return "opacity"
-    size = decl.get("font-size")
-    if size is not None and _length(size) == 0:
-        return "font-size"
-    clip = decl.get("clip", "").replace(" ", "")
-    if clip.startswith("rect(0") or decl.get("clip-path", "").replace(" ", "") in (
-            "inset(50%)", "inset(100%)", "circle(0)", "polygon(0000)"):
-        return "clipped"
-    width, height = _length(decl.get("width", "")), _length(decl.get("height", ""))
-    if (width is not None and height is not None and width <= 1 and height <= 1
-            and decl.get("overflow", "") == "hidden"):
-        return "clipped"
-    if decl.get("position") in ("absolute", "fixed"):
-        for side in ("left", "top", "right"):
-            offset = _length(decl.get(side, ""))
-            if offset is not None and offset <= -999:
-                return "off-screen"
-    indent = _length(decl.get("text-indent", ""))
-    if indent is not None and indent <= -999:
-        return "off-screen"
-    return None
-
-
-@dataclass
-class StyleRules:
-    """The page's own simple rules: selector -> merged declarations."""
-
-    by_key: dict[str, dict[str, str]] = field(default_factory=dict)
-    shown_in_media: set[str] = field(default_factory=set)
-    tags: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)  # class names and ids the rules mention
-
-    def add(self, selector: str, decl: dict[str, str]) -> None:
-        self.by_key.setdefault(selector, {}).update(decl)
-        match = _SIMPLE_SELECTOR.match(selector)
-        if match and match.group(2):
-            self.names.add(match.group(2)[1:])
-        elif match and match.group(1):
-            self.tags.add(selector)
-
-    def may_match(self, el: HtmlElement) -> bool:
-        if el.tag in self.tags:
-            return True
-        if not self.names:
-            return False
-        ident = el.get("id")
-        if ident and ident in self.names:
-            return True
-        return any(name in self.names for name in (el.get("class") or "").split())
-
-    def for_element(self, el: HtmlElement) -> dict[str, str]:
-        if not self.by_key:
-            return {}
-        tag = el.tag if isinstance(el.tag, str) else ""
-        keys = [tag]
-        ident = el.get("id")
-        if ident:
-            keys += [f"#{ident}", f"{tag}#{ident}"]
-        for name in (el.get("class") or "").split():
-            keys += [f".{name}", f"{tag}.{name}"]
-        merged: dict[str, str] = {}
-        for key in keys:
-            found = self.by_key.get(key)
-            if found:
-                merged.update(found)
-        return merged
-
-    def reshown(self, el: HtmlElement) -> bool:
-        return any(f".{name}" in self.shown_in_media for name in (el.get("class") or "").split())
-
-
-def _strip_at_blocks(css: str) -> tuple[str, str]:
-    """(top-level rules, the text of every @-block), for braces nested one level."""
-    top, inner, depth, start, at = [], [], 0, 0, False
-    for brace in _BRACE.finditer(css):  # only the braces matter: no walk over every character
-        index, char = brace.start(), brace.group()
-        if char == "{":
-            if depth == 0:
-                head = css[start:index]
-                at = head.lstrip().startswith("@") or "@" in head.rsplit("}", 1)[-1]
-                if at:
-                    top.append(css[start:start + max(0, head.rfind("@"))])
-                    start = index + 1
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                if at:
-                    inner.append(css[start:index])
-                    start, at = index + 1, False
-                else:
-                    top.append(css[start:index + 1])
-                    start = index + 1
-            depth = max(depth, 0)
-    top.append(css[start:])
-    return "".join(top), "\n".join(inner)
-
-
-def _rules(css: str) -> list[tuple[str, str]]:
-    """(selectors, declarations) of each ``selectors { declarations }`` rule; linear time."""
-    found = []
-    for chunk in css.split("}"):
-        selectors, brace, body = chunk.partition("{")
-        if brace and "{" not in body:
-            found.append((selectors.rsplit(";", 1)[-1], body))
-    return found
-
-
-WANTED = frozenset({"display", "visibility", "opacity", "font-size", "clip", "clip-path",
-                    "width", "height", "overflow", "position", "left", "top", "right",
-                    "text-indent", "color", "background", "background-color"})
-
-
-def page_rules(doc: HtmlElement) -> StyleRules:
-    rules = StyleRules()
-    for style in doc.iter("style"):
-        css = _COMMENT.sub("", style.text or "")
-        if not css.strip():
-            continue
-        top, media = _strip_at_blocks(css) if "@" in css else (css, "")
-        for selectors, body in _rules(top):
-            simple = [selector for selector in map(str.strip, selectors.split(","))
-                      if selector and _SIMPLE_SELECTOR.match(selector)]
-            if not simple:  # only simple selectors are applied: no declarations to read
-                continue
-            wanted = {k: v for k, v in _declarations(body).items() if k in WANTED}
-            if not wanted:
-                continue
-            for selector in simple:
-                rules.add(selector.lower() if selector[0].isalpha() else selector, wanted)
-        for selectors, body in _rules(media):
-            if "display" not in body.lower():
-                continue
-            display = _declarations(body).get("display", "")
-            if display and not display.startswith("none"):
-                for selector in selectors.split(","):
-                    rules.shown_in_media.add(selector.strip().replace("\\:", ":"))
-    return rules
-
-
-def _background(decl: dict[str, str]) -> str | None:
-    return colour(decl.get("background-color") or decl.get("background"))
-
-
 def _page_chars(root: HtmlElement) -> int:
     """Characters of text in ``root``, without the code of its scripts and styles."""
     code = sum(len(el.text or "") for el in root.iter("script", "style"))
@@ -282,18 +81,33 @@ def _speaks_to_ai(el: HtmlElement) -> bool:
     return bool(find(el.text_content()))
 
 
-def candidates(doc: HtmlElement, rules: StyleRules) -> Iterator[HtmlElement]:
+@dataclass
+class PageNames:
+    """The class and id attribute values a walk of the page met."""
+
+    classes: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+
+
+def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = None,
+               ) -> Iterator[HtmlElement]:
     """In document order, the elements that can be hidden or declare a colour: those with
     ``hidden``, ``aria-hidden`` or ``style``, those of a tag the page's rules name, and
     those whose class value hides them on a desktop (``responsive``) or holds a class the
     rules name, or whose id the rules name. (A Python walk with a verdict per distinct
-    class value measured faster than lxml's XPath over the tree.)"""
+    class value measured faster than lxml's XPath over the tree.) ``seen``, when given,
+    gets every class and id value of the walk, once it is over."""
     tags, names = rules.tags, rules.names
     verdicts: dict[str, bool] = {}
+    ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
         get = el.get
+        if ids is not None and (ident := get("id")) is not None:
+            ids.add(ident)
         if (get("style") is not None or get("hidden") is not None
                 or get("aria-hidden") is not None or el.tag in tags):
+            if seen is not None and (classes := get("class")) is not None:
+                seen.classes.add(classes)
             yield el
             continue
         classes = get("class")
@@ -307,17 +121,24 @@ def candidates(doc: HtmlElement, rules: StyleRules) -> Iterator[HtmlElement]:
                 continue
         if names and get("id") in names:
             yield el
+    if seen is not None:
+        seen.classes.update(verdicts)
 
 
-def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counter[str]:
-    """Remove from ``doc`` (in place) what a browser would not show; counts by reason."""
+def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
+                 seen: PageNames | None = None) -> Counter[str]:
+    """Remove from ``doc`` (in place) what a browser would not show; counts by reason.
+    ``seen``, when given, gets every class and id value the page had before the cut (those
+    left after it, and more: enough to tell that a class or an id is nowhere)."""
     counts: Counter[str] = Counter()
     rules = page_rules(doc)
     doomed: list[tuple[HtmlElement, str]] = []
     for el in doc.iter(*DROP_TAGS):
         doomed.append((el, el.tag))
     backgrounds: dict[HtmlElement, str | None] = {}
-    for el in candidates(doc, rules):
+    # Pages repeat a few inline styles on many elements: each is read once
+    by_style: dict[str, tuple[str | None, str | None, str | None]] = {}
+    for el in candidates(doc, rules, seen):
         tag = el.tag
         if not isinstance(tag, str) or tag in DROP_TAGS:
             continue
@@ -333,21 +154,25 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset()) -> Counte
             doomed.append((el, "not-on-desktop"))  # a phone's copy (tamis.extract.responsive)
             continue
         inline = get("style")
-        if not inline and not rules.may_match(el):
-            continue
-        decl = rules.for_element(el)
-        if inline:
-            decl = {**decl, **_declarations(inline)}
-        if not decl:
-            continue
-        reason = hiding_reason(decl)
-        if reason and not (rules.reshown(el) and reason == "display" and not inline):
+        if not rules.may_match(el):  # no rule of the page applies: the inline style alone
+            if not inline:
+                continue
+            verdict = by_style.get(inline)
+            if verdict is None:
+                verdict = by_style[inline] = style_verdict(declarations(inline))
+        else:
+            decl = rules.for_element(el)
+            if inline:
+                decl = {**decl, **declarations(inline)}
+            verdict = style_verdict(decl)
+            if verdict[0] == "display" and not inline and rules.reshown(el):
+                verdict = (None, *verdict[1:])  # a @media rule shows it on a desktop
+        reason, background, text_colour = verdict
+        if reason:
             doomed.append((el, reason))
             continue
-        background = _background(decl)
         if background:
             backgrounds[el] = background
-        text_colour = colour(decl.get("color"))
         if text_colour and text_colour != "transparent":
             declared = background
             if declared is None:

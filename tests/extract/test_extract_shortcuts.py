@@ -1,0 +1,128 @@
+"""The extraction's shortcuts give the answers of the queries they replaced: the markup
+signals read once (``signals``), the menu test's word bound (``region.is_menu``), the
+structured readers given ``strip_hidden``'s class values, and the region reader's lazy menu
+test (``html._region_instead``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from tamis.extract.html import REGION_RATIO, _region_instead, _tidy_region, parse
+from tamis.extract.region import _LINE_MARKS, MENU_SHARE, _key, is_menu, region_markdown
+from tamis.extract.signals import read_signals
+from tamis.extract.structured import extract_structured
+from tamis.extract.visibility import PageNames, strip_hidden
+
+PAGES = sorted((Path(__file__).parent / "pages").glob("*.html"))
+SIGNAL_PAGES = [
+    "<html><head><meta name='generator' content='Sphinx 7'><meta property='og:type' "
+    "content='product'><meta property='og:type' content='article'><meta name='generator'>"
+    "<meta property='article:published_time' content='2024'></head><body>"
+    "<div itemtype='https://schema.org/Product'><span itemprop='price'>3</span></div>"
+    "<pre>a</pre><article><pre>b</pre></article><script type='application/ld+json'>"
+    '{"@type": "NewsArticle"}</script><script type="application/ld+json"></script></body>'
+    "</html>",
+    "<html><body><meta property='product:price:amount' content='4'><p>x</p></body></html>",
+    "<div><article>one</article><article itemtype='http://schema.org/Question/'>q</article>"
+    "</div>",  # a fragment: lxml returns the div, ``//`` still reads the whole document
+    "<html><body><p>nothing</p></body></html>",
+]
+
+
+def _old_signals(doc: lxml.html.HtmlElement) -> tuple[object, ...]:
+    """The queries classify and the docs readers ran before ``read_signals``."""
+    return (tuple(doc.xpath("//@itemtype")),
+            tuple(s.text or "" for s in doc.xpath("//script[@type='application/ld+json']")),
+            tuple(doc.xpath("//meta[@name='generator']/@content")),
+            tuple(doc.xpath("//meta[@property='og:type']/@content")),
+            bool(doc.xpath("//meta[@property='article:published_time']")),
+            bool(doc.xpath("//*[@itemprop='price'] | //meta[@property='product:price:amount']")),
+            len(doc.xpath("//pre")), len(doc.xpath("//article")))
+
+
+@pytest.mark.parametrize("html", SIGNAL_PAGES + [p.read_text() for p in PAGES])
+def test_signals_are_the_xpath_answers(html: str) -> None:
+    doc = parse(html)
+    assert doc is not None
+    signals = read_signals(doc)
+    assert (signals.item_types, signals.ld_json, signals.generators, signals.og_types,
+            signals.published_time, signals.price, signals.code_blocks,
+            signals.articles) == _old_signals(doc)
+    assert signals.generator == " ".join(doc.xpath("//meta[@name='generator']/@content")).lower()
+
+
+def _menu_by_keys(markdown: str, doc: lxml.html.HtmlElement) -> bool:
+    """``is_menu`` as it was: every link keyed, no bound first."""
+    lines = [_key(_LINE_MARKS.sub("", line)) for line in markdown.split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < 10:
+        return False
+    links = {_key(a.text_content()) for a in doc.iter("a")}
+    return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
+
+
+NAMES = ["Running", "Basket-ball", "Sandals & Slides", "GIFT cards", "Order status!",
+         "Returns", "Membership", "Size charts", "Find a store", "Help", "Sale", "ΟΔΟΣ"]
+
+
+@pytest.mark.parametrize("extra", [
+    "", "\nA springy foam road shoe.", "\nRunning\nHelp", "\nrunning returns",
+    "\nSale Help", "\n1. Returns", "\n# Find a store", "\nSize\ncharts",
+    "\n" + "\n".join(f"Line {n}" for n in range(3)),
+])
+def test_the_menu_bound_never_changes_the_answer(extra: str) -> None:
+    links = "".join(f"<li><a href='/{n}'>{n}</a></li>" for n in NAMES)
+    doc = parse(f"<html><body><ul>{links}<li><a>Size</a> <a>Line 1</a></li></ul>"
+                "<p>Road shoe</p></body></html>")
+    assert doc is not None
+    for count in (5, 9, 10, 12):
+        markdown = "\n".join(f"- {n}" for n in NAMES[:count]) + extra
+        assert is_menu(markdown, doc) == _menu_by_keys(markdown, doc), (count, extra)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_structured_readers_given_the_cut_names(path: Path) -> None:
+    html = path.read_text()
+    plain, given = parse(html), parse(html)
+    assert plain is not None and given is not None
+    strip_hidden(plain)
+    seen = PageNames()
+    strip_hidden(given, seen=seen)
+    # the values left after the cut, and more
+    assert set(plain.xpath("//@class")) <= seen.classes
+    assert set(plain.xpath("//@id")) <= seen.ids
+    assert extract_structured(given, read_signals(given), seen) == extract_structured(plain)
+
+
+def _region_eagerly(doc: lxml.html.HtmlElement, extracted: str | None,
+                    ratio: float | None) -> str | None:
+    """``_region_instead`` as ``_read`` had it inline: the menu test first."""
+    menu = bool(extracted) and is_menu(extracted or "", doc)
+    if ratio is None and not menu:
+        return None
+    needed = 0 if menu else (ratio or 0) * len(extracted or "")
+    region = region_markdown(doc, needed)
+    if region and (menu or len(region) > needed):
+        region = _tidy_region(region, doc)
+    return region if region and (menu or len(region) > needed) else None
+
+
+MENU_PAGE = ("<html><body><nav><ul>" + "".join(f"<li><a href='/{n}'>{n}</a></li>"
+                                                for n in NAMES) + "</ul></nav><main>"
+             + "<p>A springy foam road shoe for long runs on hard roads.</p>" * 4
+             + "<a class='btn'>Get started</a></main></body></html>")
+
+
+@pytest.mark.parametrize("extracted", [
+    None, "", "Short.", "\n".join(NAMES), "\n".join(NAMES[:4]),
+    "A springy foam road shoe for long runs on hard roads." * 6,
+])
+@pytest.mark.parametrize("ratio", [None, *sorted(set(REGION_RATIO.values()))])
+def test_the_lazy_menu_test_keeps_the_region_choice(extracted: str | None,
+                                                    ratio: float | None) -> None:
+    doc = parse(MENU_PAGE)
+    assert doc is not None
+    assert _region_instead(doc, extracted, ratio) == _region_eagerly(doc, extracted, ratio)
