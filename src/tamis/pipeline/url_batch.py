@@ -76,6 +76,7 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
     exact, globs = _tracking(tracking)
     match = _SIMPLE_URL.match
     plain, no_percent, no_bracket, no_dot = _answer_facts(raws)
+    short = plain and max(map(len, raws), default=0) <= MAX_URL_LENGTH  # (a C loop)
     # host name as written: (host, host without www., lower-cased name when a wrapper rule
     # may take it else None), or None when clean_url must answer (an invalid host)
     hosts: dict[str, tuple[str, str, str | None] | None] = {}
@@ -85,8 +86,9 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
     out: list[Cleaned | InvalidURL] = []
     for raw in raws:
         # an ASCII URL _SIMPLE_URL takes has no space or control character: _checked keeps it
-        found = None
-        if (plain or (type(raw) is str and raw.isascii())) and len(raw) <= MAX_URL_LENGTH:
+        split = False  # (scheme, hostname, path, query) found below
+        if (plain or (type(raw) is str and raw.isascii())) and (
+                short or len(raw) <= MAX_URL_LENGTH):
             # simple_groups(raw), inline (a call a URL costs)
             scheme, sep, rest = raw.partition("://")
             if sep and (scheme == "https" or scheme == "http") and (
@@ -97,13 +99,14 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                 if "?" in rest:
                     rest, _, query = rest.partition("?")
                 hostname, slash, path = rest.partition("/")
-                found = scheme, hostname, "/" + path if slash else None, query
+                path = "/" + path if slash else None
+                split = True
             else:
                 found = match(raw)
                 if found is not None:
-                    found = found.groups()
-        if found is not None:
-            scheme, hostname, path, query = found
+                    scheme, hostname, path, query = found.groups()
+                    split = True
+        if split:
             facts = hosts.get(hostname, False)
             if facts is False:
                 facts = hosts[hostname] = _host_facts(hostname, unwrapper)
