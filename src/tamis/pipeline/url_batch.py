@@ -10,6 +10,7 @@ is exactly ``clean_url``'s (``tests/pipeline/test_url_batch.py`` compares the tw
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tamis.pipeline.urls import (
     _SIMPLE_URL,
@@ -118,14 +119,19 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                 shown = path or "/"
                 sorted_query = key_query = ""
                 url = f"{scheme}://{host}{shown}"
-                if query:
+                if query and "&" not in query:  # one piece (most query strings)
+                    key_piece = kept.get(query, False)
+                    if key_piece is False:
+                        key_piece = kept[query] = _kept_key(query, exact, globs)
+                    if key_piece is not None:
+                        url, key_query = f"{url}?{query}", key_piece
+                        sorted_query = key_piece
+                elif query:
                     pieces, keys = [], []
                     for piece in query.split("&"):
                         key_piece = kept.get(piece, False)
                         if key_piece is False:
-                            key_piece = kept[piece] = _key_piece(piece) if piece and (
-                                (name := _param_name(piece)) not in exact
-                                and (globs is None or globs(name) is None)) else None
+                            key_piece = kept[piece] = _kept_key(piece, exact, globs)
                         if key_piece is not None:
                             pieces.append(piece)
                             keys.append(key_piece)
@@ -150,6 +156,16 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
             continue
         out.append((clean.url, clean.key, clean.host, clean.path, clean.query, clean.ad))
     return out
+
+
+def _kept_key(piece: str, exact: frozenset[str], globs: Callable[[str], object] | None
+              ) -> str | None:
+    """The key piece of a query piece (``_key_piece``), or None for a tracking parameter
+    (``_content_pieces``'s test) or an empty piece."""
+    if piece and (name := _param_name(piece)) not in exact and (
+            globs is None or globs(name) is None):
+        return _key_piece(piece)
+    return None
 
 
 def _answer_facts(raws: list[str]) -> tuple[bool, bool, bool, bool]:
