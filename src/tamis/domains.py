@@ -29,6 +29,11 @@ _IPV4 = re.compile(
     r"{3}(?:[0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5])$",
     re.ASCII,
 )
+# The characters of a plain host name (what the pipeline asks about): ``_host`` of a name of
+# these alone, not ending in a dot, is the name itself, and it holds none of the ideographic
+# full stops. (Looked for by ``str.strip``: a regex costs 0.8M instructions to compile, in
+# every CLI process.)
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
 
 
@@ -58,6 +63,18 @@ class _Table:
         self.sets: tuple[frozenset[str], frozenset[str]] | None = None
         self.index: tuple[_Sampled, _Sampled] | None = None  # (rules, others), when first asked
         self.probes = 0
+        self.top: dict[str, tuple[bool, bool]] = {}  # holds() of a top-level item, once each
+
+    def holds_top(self, item: str) -> tuple[bool, bool]:
+        """``holds(item)`` of an item one label long or ``*.`` and one label (``com``,
+        ``*.com``): asked again for every host under the same suffix, so kept (a table fact,
+        not a host's: a few hundred at most, bounded all the same)."""
+        known = self.top.get(item)
+        if known is None:
+            if len(self.top) >= 4096:
+                self.top.clear()
+            known = self.top[item] = self.holds(item)
+        return known
 
     def holds(self, item: str) -> tuple[bool, bool]:
         """(a rule, a trie node)."""
@@ -162,15 +179,20 @@ def _suffix_index(labels: list[str]) -> int | None:
     matched = ""
     for label in reversed(labels):
         low = label.lower()
-        candidate = f"{low}.{matched}" if matched else low
-        is_rule, is_node = table.holds(candidate)
+        if matched:
+            candidate = f"{low}.{matched}"
+            is_rule, is_node = table.holds(candidate)
+        else:  # the last label: the same for most hosts
+            candidate = low
+            is_rule, is_node = table.holds_top(low)
         if is_node:
             index -= 1
             matched = candidate
             if is_rule:
                 found = index
             continue
-        if table.holds(f"*.{matched}" if matched else "*")[1]:
+        wildcard = f"*.{matched}" if matched else "*"
+        if (table.holds_top(wildcard) if "." not in matched else table.holds(wildcard))[1]:
             exception = f"!{low}.{matched}" if matched else f"!{low}"
             return index if table.holds(exception)[1] else index - 1
         break
@@ -179,9 +201,13 @@ def _suffix_index(labels: list[str]) -> int | None:
 
 def split_host(host: str) -> HostParts:
     """``forums.bbc.co.uk`` -> (``forums``, ``bbc``, ``co.uk``); an IP -> ("", ip, "")."""
-    netloc = _host(host).replace("\u3002", ".").replace("\uff0e", ".").replace("\uff61", ".")
-    if len(netloc) >= 4 and netloc[0] == "[" and netloc[-1] == "]" and _is_ipv6(netloc[1:-1]):
-        return HostParts("", netloc, "")
+    if host and host[-1] != "." and not host.strip(_NAME_CHARS):
+        netloc = host  # (no '[': no IPv6 address)
+    else:
+        netloc = _host(host).replace("\u3002", ".").replace("\uff0e", ".").replace("\uff61", ".")
+        if len(netloc) >= 4 and netloc[0] == "[" and netloc[-1] == "]" and _is_ipv6(
+                netloc[1:-1]):
+            return HostParts("", netloc, "")
     labels = netloc.split(".")
     index = _suffix_index(labels)
     if index is None:

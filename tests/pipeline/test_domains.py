@@ -173,3 +173,15 @@ def test_the_sampled_table_holds_what_the_plain_bisection_holds() -> None:
             sampled.__init__(text)  # type: ignore[misc]
             for item in probes:
                 assert sampled.holds(item) == domains._holds(text, item), (step, item)
+
+
+def test_top_level_probes_kept_answer_as_when_asked_afresh() -> None:
+    from tamis.domains import _table
+
+    hosts = ["a.example.com", "b.example.COM", "x.kawasaki.jp", "city.kawasaki.jp", "foo.ck",
+             "www.ck", "a.b.unknowntld", "localhost", "xn--e1afmkfd.xn--p1ai", "EXAMPLE.UK"]
+    table = _table()
+    table.top.clear()
+    fresh = [split_host(h) for h in hosts]
+    assert table.top  # the second host under a suffix finds it kept
+    assert [split_host(h) for h in hosts] == fresh == [expected(h) for h in hosts]

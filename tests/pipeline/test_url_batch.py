@@ -111,3 +111,52 @@ def test_plain_key_path_is_the_regex(path: str) -> None:
 
     assert regex_groups(f"https://a.example{path}")[2] == path  # type: ignore[index]
     assert plain_key_path(path) == bool(_PLAIN_KEY_PATH.fullmatch(path))
+
+
+# Answers of common URLs (what clean_urls's answer-wide scans find plain), with now and then
+# an odd one: the scans must not let an odd URL's neighbours, or the odd URL itself, skip
+# a look they need.
+plain_host = st.sampled_from(["example.com", "www.example.com", "Example.COM", "a.b.example.org",
+                              "example.com.", "www.google.com", "bing.com", "xn--p1ai.ru",
+                              "1.2.3.4", "a-b.example"])
+plain_path = st.one_of(st.just(""), st.builds(lambda rest: "/" + rest, st.text(
+    alphabet="ab09-._~:@!$&'()*+,;=/", max_size=14)))
+query_piece = st.one_of(
+    st.sampled_from(["utm_source=x", "UTM_Medium=y", "fbclid=abc", "ref=home", "page=2",
+                     "page=3", "a=", "=", "", "q=a+b", "q=%20c", "b=1", "a=1", "Q%3D=1",
+                     "x=1=2", "k", "u=http://a/./b", "%75tm_source=1"]),
+    st.text(alphabet="ab=+%2F", max_size=6))
+plain_query = st.one_of(st.just(""), st.builds(lambda pieces: "?" + "&".join(pieces),
+                                               st.lists(query_piece, max_size=4)))
+odd_url = st.sampled_from([
+    "https://ex.com/a%2Fb", "https://ex.com/%7euser", "https://ex.com/a/./b",
+    "https://ex.com//a", "https://ex.com/[x]", "https://ex.com/.well-known/x",
+    "HTTPS://Ex.com/A", "https://ex.com:443/a", "http://ex.com:80/", "https://ex.com:8080/",
+    "https://user:pw@ex.com/", "https://[::1]/x", "https://ex.com/a b", "https://ex.com/é",
+    "https://ex.com/a#<frag>", "https://münchen.de/", "ftp://ex.com/", " https://ex.com/",
+    "https://ex.com/\t", "https://www.google.com/url?q=https://x.org/a%20b",
+    "https://ex.com/?a=%", "https://ex.com/a?b#c?d", "https://", "",
+    "https://ex.com/" + "a" * 5000])
+common_url = st.builds(lambda scheme, host, path, query, frag: f"{scheme}://{host}{path}{query}{frag}",
+                       st.sampled_from(["https", "http"]), plain_host, plain_path, plain_query,
+                       st.sampled_from(["", "#", "#frag", "#a?b/c"]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(common_url, max_size=8), st.lists(odd_url, max_size=1))
+def test_batch_of_common_urls_with_an_odd_one(common: list[str], odd: list[str]) -> None:
+    raws = common + odd
+    assert batch(raws) == one_by_one(raws)
+    assert batch(list(reversed(raws))) == one_by_one(list(reversed(raws)))
+
+
+def test_answer_wide_scans_hold_for_each_url() -> None:
+    shapes = ["https://www.Example.com./a/b/?utm_source=x&b=&a=1&a=2&fbclid=1#f",
+              "http://example.com?a=1&a=1", "https://example.com/a?&&ref=x", "https://e.x/a/"]
+    for odd in ["https://ex.com/a%2Fb", "https://ex.com/a/./b", "https://ex.com/[x]", "", None,
+                "https://ex.com/é", "https://ex.com/a b"]:
+        raws = [*shapes, odd]
+        assert batch(raws) == one_by_one(raws)  # type: ignore[arg-type]
+    assert batch(shapes)[0] == ("https://www.example.com/a/b/?b=&a=1&a=2",
+                                "example.com/a/b?a=1&a=2&b", "example.com", "/a/b/", "b&a=1&a=2",
+                                False)

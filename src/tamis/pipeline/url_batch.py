@@ -10,6 +10,7 @@ is exactly ``clean_url``'s (``tests/pipeline/test_url_batch.py`` compares the tw
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tamis.pipeline.urls import (
     _SIMPLE_URL,
@@ -75,22 +76,38 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
     unwrapper = unwrapper or default_unwrapper()
     exact, globs = _tracking(tracking)
     match = _SIMPLE_URL.match
+    plain, no_percent, no_bracket, no_dot = _answer_facts(raws)
+    short = plain and max(map(len, raws), default=0) <= MAX_URL_LENGTH  # (a C loop)
     # host name as written: (host, host without www., lower-cased name when a wrapper rule
     # may take it else None), or None when clean_url must answer (an invalid host)
     hosts: dict[str, tuple[str, str, str | None] | None] = {}
-    kept: dict[str, bool] = {}  # query piece: not a tracking parameter (asked once a piece)
+    # query piece: its key piece (_key_piece), or None for a tracking parameter or an empty
+    # piece (asked once a piece)
+    kept: dict[str, str | None] = {}
     out: list[Cleaned | InvalidURL] = []
     for raw in raws:
         # an ASCII URL _SIMPLE_URL takes has no space or control character: _checked keeps it
-        found = None
-        if type(raw) is str and raw.isascii() and len(raw) <= MAX_URL_LENGTH:
-            found = simple_groups(raw)
-            if found is None:
+        split = False  # (scheme, hostname, path, query) found below
+        if (plain or (type(raw) is str and raw.isascii())) and (
+                short or len(raw) <= MAX_URL_LENGTH):
+            # simple_groups(raw), inline (a call a URL costs)
+            scheme, sep, rest = raw.partition("://")
+            if sep and (scheme == "https" or scheme == "http") and (
+                    plain or 1 not in raw.encode("ascii").translate(_UNSAFE_TABLE)):
+                if "#" in rest:
+                    rest = rest.partition("#")[0]  # the path ends at the first '?' or '#'
+                query = None
+                if "?" in rest:
+                    rest, _, query = rest.partition("?")
+                hostname, slash, path = rest.partition("/")
+                path = "/" + path if slash else None
+                split = True
+            else:
                 found = match(raw)
                 if found is not None:
-                    found = found.groups()
-        if found is not None:
-            scheme, hostname, path, query = found
+                    scheme, hostname, path, query = found.groups()
+                    split = True
+        if split:
             facts = hosts.get(hostname, False)
             if facts is False:
                 facts = hosts[hostname] = _host_facts(hostname, unwrapper)
@@ -101,25 +118,32 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
                     scheme = scheme.lower()
                 shown = path or "/"
                 sorted_query = key_query = ""
-                if query:
-                    pieces = []
+                url = f"{scheme}://{host}{shown}"
+                if query and "&" not in query:  # one piece (most query strings)
+                    key_piece = kept.get(query, False)
+                    if key_piece is False:
+                        key_piece = kept[query] = _kept_key(query, exact, globs)
+                    if key_piece is not None:
+                        url, key_query = f"{url}?{query}", key_piece
+                        sorted_query = key_piece
+                elif query:
+                    pieces, keys = [], []
                     for piece in query.split("&"):
-                        keep = kept.get(piece)
-                        if keep is None:
-                            keep = kept[piece] = bool(piece) and (
-                                (name := _param_name(piece)) not in exact
-                                and (globs is None or globs(name) is None))
-                        if keep:
+                        key_piece = kept.get(piece, False)
+                        if key_piece is False:
+                            key_piece = kept[piece] = _kept_key(piece, exact, globs)
+                        if key_piece is not None:
                             pieces.append(piece)
-                    url = f"{scheme}://{host}{shown}"
-                    if pieces:  # (as _clean_simple: shown pieces as given, the key's sorted)
-                        key_query = "&".join([_key_piece(p) for p in pieces])
-                        url, sorted_query = (f"{url}?{'&'.join(pieces)}",
-                                             "&".join(sorted(key_query.split("&"))))
-                else:
-                    url = f"{scheme}://{host}{shown}"
-                key_path = (path if path and "%" not in path and "//" not in path  # plain_key_path
-                            and "/." not in path and "[" not in path and "]" not in path
+                            keys.append(key_piece)
+                    if len(keys) == 1:  # (no key piece holds a '&': _key_piece escapes it)
+                        url, key_query = f"{url}?{pieces[0]}", keys[0]
+                        sorted_query = key_query
+                    elif keys:  # (as _clean_simple: shown pieces as given, the key's sorted)
+                        url, key_query = f"{url}?{'&'.join(pieces)}", "&".join(keys)
+                        sorted_query = "&".join(sorted(keys))
+                key_path = (path if path and "//" not in path  # plain_key_path(path)
+                            and (no_percent or "%" not in path) and (no_dot or "/." not in path)
+                            and (no_bracket or ("[" not in path and "]" not in path))
                             else _normalised_path(path or ""))
                 key = f"{bare}{key_path.rstrip('/') or '/'}"
                 out.append((url, f"{key}?{sorted_query}" if sorted_query else key, bare,
@@ -132,6 +156,30 @@ def clean_urls(raws: list[str], tracking: tuple[str, ...],
             continue
         out.append((clean.url, clean.key, clean.host, clean.path, clean.query, clean.ad))
     return out
+
+
+def _kept_key(piece: str, exact: frozenset[str], globs: Callable[[str], object] | None
+              ) -> str | None:
+    """The key piece of a query piece (``_key_piece``), or None for a tracking parameter
+    (``_content_pieces``'s test) or an empty piece."""
+    if piece and (name := _param_name(piece)) not in exact and (
+            globs is None or globs(name) is None):
+        return _key_piece(piece)
+    return None
+
+
+def _answer_facts(raws: list[str]) -> tuple[bool, bool, bool, bool]:
+    """What holds for every URL of the answer, each found by one C-level scan of them all
+    joined ('~' is none of the characters looked for and makes no "/." with them): (each is
+    an ASCII str free of _UNSAFE, none holds a '%', none a '[' or ']', none a "/."). Most
+    answers' URLs are all plain, so none of them needs its own look for these."""
+    try:
+        joined = "~".join(raws)
+    except TypeError:  # not a str among them: each URL is asked about itself
+        return False, False, False, False
+    plain = joined.isascii() and 1 not in joined.encode("ascii").translate(_UNSAFE_TABLE)
+    return (plain, "%" not in joined, "[" not in joined and "]" not in joined,
+            "/." not in joined)
 
 
 def _host_facts(hostname: str, unwrapper: Unwrapper) -> tuple[str, str, str | None] | None:
