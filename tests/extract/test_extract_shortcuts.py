@@ -1,7 +1,8 @@
 """The extraction's shortcuts give the answers of the queries they replaced: the markup
 signals read once (``signals``), the menu test's word bound (``region.is_menu``), the
 structured readers given ``strip_hidden``'s class values, the region reader's lazy menu
-test (``html._region_instead``) and ``strip_hidden``'s verdict per distinct element."""
+test (``html._region_instead``), ``strip_hidden``'s verdict per distinct element, and
+``drop_widget_lines`` given its class and id values."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from tamis.extract.boilerplate import drop_widget_lines, names_no_widget
 from tamis.extract.css import page_rules
 from tamis.extract.html import REGION_RATIO, _region_instead, _tidy_region, parse
 from tamis.extract.region import _LINE_MARKS, MENU_SHARE, _key, is_menu, region_markdown
@@ -154,3 +156,27 @@ def test_one_verdict_per_tag_id_class_and_style(html: str) -> None:
         alone = _verdict(el, rules, el.get("style"), {})
         assert first.setdefault(key, alone) == alone
     assert first or html is not RULED_PAGE
+
+
+WIDGET_PAGE = (
+    "<html><body><article><h1>Title</h1><p>The story's first paragraph.</p>"
+    "<div class='author-bio'><p>Jo writes here.</p></div><p>The story goes on.</p></article>"
+    "</body></html>")
+
+
+@pytest.mark.parametrize("html", [WIDGET_PAGE, RULED_PAGE, *(p.read_text() for p in PAGES)])
+@pytest.mark.parametrize(("camel_case", "on_region"), [(True, False), (False, False),
+                                                        (True, True)])
+def test_widget_lines_given_the_cut_names(html: str, camel_case: bool, on_region: bool,
+                                          ) -> None:
+    """drop_widget_lines given strip_hidden's class and id values (it returns the text as
+    it is when none names a widget) drops the lines it drops without them."""
+    doc = parse(html)
+    assert doc is not None
+    seen = PageNames()
+    strip_hidden(doc, seen=seen)
+    text = "\n".join(" ".join(el.text_content().split()) for el in doc.iter("h1", "p", "li"))
+    alone = drop_widget_lines(text, doc, camel_case, on_region)
+    assert drop_widget_lines(text, doc, camel_case, on_region, names=seen) == alone
+    if html is WIDGET_PAGE:
+        assert "Jo writes here." not in alone and not names_no_widget(seen, True, False)
