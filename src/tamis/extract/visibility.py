@@ -102,7 +102,8 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
     ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
         get = el.get
-        if ids is not None and (ident := get("id")) is not None:
+        ident = get("id")  # read once: for ``seen`` and the rules' ids
+        if ids is not None and ident is not None:
             ids.add(ident)
         if (get("style") is not None or get("hidden") is not None
                 or get("aria-hidden") is not None or el.tag in tags):
@@ -119,7 +120,7 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
             if verdict:
                 yield el
                 continue
-        if names and get("id") in names:
+        if names and ident in names:
             yield el
     if seen is not None:
         seen.classes.update(verdicts)
