@@ -1,7 +1,8 @@
 """The extraction's shortcuts give the answers of the queries they replaced: the markup
 signals read once (``signals``), the menu test's word bound (``region.is_menu``), the
-structured readers given ``strip_hidden``'s class values, and the region reader's lazy menu
-test (``html._region_instead``)."""
+structured readers given ``strip_hidden``'s class values, the region reader's lazy menu
+test (``html._region_instead``), ``strip_hidden``'s verdict per distinct element, and
+``drop_widget_lines`` given its class and id values."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from tamis.extract.boilerplate import drop_widget_lines, names_no_widget
+from tamis.extract.css import page_rules
 from tamis.extract.html import REGION_RATIO, _region_instead, _tidy_region, parse
 from tamis.extract.region import _LINE_MARKS, MENU_SHARE, _key, is_menu, region_markdown
 from tamis.extract.signals import read_signals
 from tamis.extract.structured import extract_structured
-from tamis.extract.visibility import PageNames, strip_hidden
+from tamis.extract.visibility import PageNames, Verdict, _verdict, candidates, strip_hidden
 
 PAGES = sorted((Path(__file__).parent / "pages").glob("*.html"))
 SIGNAL_PAGES = [
@@ -126,3 +129,54 @@ def test_the_lazy_menu_test_keeps_the_region_choice(extracted: str | None,
     doc = parse(MENU_PAGE)
     assert doc is not None
     assert _region_instead(doc, extracted, ratio) == _region_eagerly(doc, extracted, ratio)
+
+
+RULED_PAGE = (
+    "<html><head><style>a { color: #fff } .promo { display: none } #x { opacity: 0 }"
+    " p.note { background: #fff } @media (min-width: 768px) { .promo { display: block } }"
+    "</style></head><body style='background: #fff'><a href='/'>one</a><a href='/' "
+    "class='promo'>two</a><a id='x' href='/'>three</a><p class='note' style='color: #fff'>"
+    "four</p><p class='note'>five</p><p class='note' style='color: #000'>six</p>"
+    "<div class='promo' style='display: block'>seven</div><div class='promo'>eight</div>"
+    "</body></html>")
+
+
+@pytest.mark.parametrize("html", [RULED_PAGE, *(p.read_text() for p in PAGES)])
+def test_one_verdict_per_tag_id_class_and_style(html: str) -> None:
+    """strip_hidden judges each (tag, id, class, style) once a page: every candidate with
+    those values gets, judged alone, the verdict the first of them got."""
+    doc = parse(html)
+    assert doc is not None
+    rules = page_rules(doc)
+    first: dict[tuple[object, ...], Verdict] = {}
+    for el in candidates(doc, rules):
+        if not isinstance(el.tag, str):
+            continue
+        key = (el.tag, el.get("id"), el.get("class"), el.get("style"))
+        alone = _verdict(el, rules, el.get("style"), {})
+        assert first.setdefault(key, alone) == alone
+    assert first or html is not RULED_PAGE
+
+
+WIDGET_PAGE = (
+    "<html><body><article><h1>Title</h1><p>The story's first paragraph.</p>"
+    "<div class='author-bio'><p>Jo writes here.</p></div><p>The story goes on.</p></article>"
+    "</body></html>")
+
+
+@pytest.mark.parametrize("html", [WIDGET_PAGE, RULED_PAGE, *(p.read_text() for p in PAGES)])
+@pytest.mark.parametrize(("camel_case", "on_region"), [(True, False), (False, False),
+                                                        (True, True)])
+def test_widget_lines_given_the_cut_names(html: str, camel_case: bool, on_region: bool,
+                                          ) -> None:
+    """drop_widget_lines given strip_hidden's class and id values (it returns the text as
+    it is when none names a widget) drops the lines it drops without them."""
+    doc = parse(html)
+    assert doc is not None
+    seen = PageNames()
+    strip_hidden(doc, seen=seen)
+    text = "\n".join(" ".join(el.text_content().split()) for el in doc.iter("h1", "p", "li"))
+    alone = drop_widget_lines(text, doc, camel_case, on_region)
+    assert drop_widget_lines(text, doc, camel_case, on_region, names=seen) == alone
+    if html is WIDGET_PAGE:
+        assert "Jo writes here." not in alone and not names_no_widget(seen, True, False)

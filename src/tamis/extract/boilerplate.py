@@ -27,6 +27,7 @@ from lxml.html import HtmlElement
 
 from tamis.extract.region import _key
 from tamis.extract.shop import h1_holders
+from tamis.extract.visibility import PageNames
 
 WIDGET_WORDS = frozenset({
     "related", "bio", "author", "byline", "share", "sharing", "newsletter", "subscribe",
@@ -107,10 +108,21 @@ def _count(needle: str, haystack: str) -> int:
     return f" {haystack} ".count(f" {needle} ")
 
 
+def names_no_widget(names: PageNames, camel_case: bool, on_region: bool) -> bool:
+    """True when none of these class and id values names a widget: ``widgets`` then finds
+    none in a tree whose values are among them."""
+    return not any(_names_widget(value, camel_case, on_region)
+                   for values in (names.classes, names.ids) for value in values)
+
+
 def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
-                      on_region: bool = False) -> str:
+                      on_region: bool = False, names: PageNames | None = None) -> str:
     """``markdown`` without the lines that are widget text of ``doc`` (see the module and
-    ``widgets``)."""
+    ``widgets``). ``names``, when given, holds every class and id value of ``doc`` (and
+    maybe more: ``strip_hidden``'s, from before the cuts): with none naming a widget, the
+    text is returned as it is, without a look at the tree."""
+    if names is not None and names_no_widget(names, camel_case, on_region):
+        return markdown
     lines = markdown.split("\n")
     keys = [_key(_MARKS.sub("", line.replace("*", ""))) for line in lines]
     wanted = set(keys) - {""}

@@ -230,7 +230,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     found = extract_structured(doc, *markup)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
-    page = _read(doc, url, title, page_type, hidden)
+    page = _read(doc, url, title, page_type, hidden, markup[1])
     if page_type == "forum":  # a thread a script renders: its summary, not nothing
         if page.method == "trafilatura":
             page.markdown = drop_repeated_lines(page.markdown)
@@ -243,7 +243,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
 
 
 def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
-          hidden: Counter[str]) -> Extracted:
+          hidden: Counter[str], names: PageNames) -> Extracted:
     if page_type == "documentation":
         drop_docs_chrome(doc)
         prepare_docs(doc)
@@ -254,14 +254,16 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     region = _region_instead(doc, extracted, REGION_RATIO.get(page_type))
     if region is not None:
         if page_type == "article":  # its share bars and related lists (boilerplate)
-            region = normalize(drop_widget_lines(region, doc, on_region=True))
+            region = normalize(drop_widget_lines(region, doc, on_region=True,
+                                                       names=names))
         return Extracted(title, region, "region", page_type, hidden)
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
         if page_type in WIDGET_TYPES:
             # landing pages name their content blocks ``ctaCell``: no camelCase words there
-            extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service")
+            extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service",
+                                          names=names)
         if page_type == "documentation":
             extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)

@@ -102,7 +102,8 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
     ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
         get = el.get
-        if ids is not None and (ident := get("id")) is not None:
+        ident = get("id")  # read once: for ``seen`` and the rules' ids
+        if ids is not None and ident is not None:
             ids.add(ident)
         if (get("style") is not None or get("hidden") is not None
                 or get("aria-hidden") is not None or el.tag in tags):
@@ -119,10 +120,33 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
             if verdict:
                 yield el
                 continue
-        if names and get("id") in names:
+        if names and ident in names:
             yield el
     if seen is not None:
         seen.classes.update(verdicts)
+
+
+Verdict = tuple[str | None, str | None, str | None]  # (hiding reason, background, colour)
+
+
+def _verdict(el: HtmlElement, rules: StyleRules, inline: str | None,
+             by_style: dict[str, Verdict]) -> Verdict:
+    """What the page's rules and the inline style ``inline`` say of ``el`` (a function of
+    its tag, id, class and style values)."""
+    if not rules.may_match(el):  # no rule of the page applies: the inline style alone
+        if not inline:
+            return None, None, None
+        verdict = by_style.get(inline)
+        if verdict is None:
+            verdict = by_style[inline] = style_verdict(declarations(inline))
+        return verdict
+    decl = rules.for_element(el)
+    if inline:
+        decl = {**decl, **declarations(inline)}
+    verdict = style_verdict(decl)
+    if verdict[0] == "display" and not inline and rules.reshown(el):
+        verdict = (None, *verdict[1:])  # a @media rule shows it on a desktop
+    return verdict
 
 
 def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
@@ -137,7 +161,8 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
         doomed.append((el, el.tag))
     backgrounds: dict[HtmlElement, str | None] = {}
     # Pages repeat a few inline styles on many elements: each is read once
-    by_style: dict[str, tuple[str | None, str | None, str | None]] = {}
+    by_style: dict[str, Verdict] = {}
+    by_element: dict[tuple[str, str | None, str | None, str | None], Verdict] = {}
     for el in candidates(doc, rules, seen):
         tag = el.tag
         if not isinstance(tag, str) or tag in DROP_TAGS:
@@ -154,19 +179,12 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
             doomed.append((el, "not-on-desktop"))  # a phone's copy (tamis.extract.responsive)
             continue
         inline = get("style")
-        if not rules.may_match(el):  # no rule of the page applies: the inline style alone
-            if not inline:
-                continue
-            verdict = by_style.get(inline)
-            if verdict is None:
-                verdict = by_style[inline] = style_verdict(declarations(inline))
-        else:
-            decl = rules.for_element(el)
-            if inline:
-                decl = {**decl, **declarations(inline)}
-            verdict = style_verdict(decl)
-            if verdict[0] == "display" and not inline and rules.reshown(el):
-                verdict = (None, *verdict[1:])  # a @media rule shows it on a desktop
+        # the verdict depends on the tag, id, class and style values only: pages repeat
+        # them (a rule for ``a`` makes every link a candidate), each is judged once
+        key = (tag, get("id"), classes, inline)
+        verdict = by_element.get(key)
+        if verdict is None:
+            verdict = by_element[key] = _verdict(el, rules, inline, by_style)
         reason, background, text_colour = verdict
         if reason:
             doomed.append((el, reason))
