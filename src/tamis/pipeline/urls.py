@@ -16,6 +16,7 @@ from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from tamis.errors import InvalidURL
+from tamis.memo import last_by_identity
 from tamis.pipeline.unwrap import Unwrapper, default_unwrapper, unwrap
 
 __all__ = ["CleanURL", "InvalidURL", "Unwrapper", "clean_url", "default_unwrapper",
@@ -131,18 +132,9 @@ def _compile_tracking(patterns: tuple[str, ...]) -> _Tracking:
                      if globs else None)
 
 
-_last_tracking: list[tuple[tuple[str, ...], _Tracking]] = [((), _Tracking(frozenset(), None))]
-
-
-def _tracking(patterns: tuple[str, ...]) -> _Tracking:
-    """``_compile_tracking(patterns)``; the same tuple as last time (a merge passes one tuple
-    for all its hits) is found by identity, without hashing its every string again."""
-    last = _last_tracking[0]
-    if last[0] is patterns:
-        return last[1]
-    compiled = _compile_tracking(patterns)
-    _last_tracking[0] = (patterns, compiled)
-    return compiled
+# ``_compile_tracking(patterns)``; the same tuple as last time (a merge passes one tuple for
+# all its hits) is found by identity, without hashing its every string again
+_tracking = last_by_identity(_compile_tracking)
 
 
 def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:
