@@ -12,7 +12,6 @@ from __future__ import annotations
 import heapq
 
 from tamis.models import Candidate, Dropped
-from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.intent import QueryIntent
 from tamis.pipeline.rules import Rules, Verdict
 
@@ -67,7 +66,6 @@ def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> Query
     return rules.intent(query, [c.host for c in first])
 
 
-@collector_paused
 def filter_candidates(
     candidates: list[Candidate], rules: Rules, query: str,
     intent: QueryIntent | None = None,

@@ -7,7 +7,6 @@ the snippet are picked by a fixed rule over all variants, so shuffled answers me
 from __future__ import annotations
 
 from tamis.models import Candidate, Dropped, RawHit
-from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.url_batch import Cleaned, clean_urls
 from tamis.pipeline.urls import Unwrapper, registrable_domain
 from tamis.text import NOT_PLAIN, clean_text
@@ -86,7 +85,6 @@ def _longest(values: set[str]) -> str:
     return min(values, key=lambda v: (-len(v), v)) if values else ""
 
 
-@collector_paused
 def merge(
     hits: list[tuple[RawHit, int, float]],
     *,

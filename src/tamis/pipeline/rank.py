@@ -29,7 +29,6 @@ from operator import itemgetter, truediv
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
-from tamis.pipeline.gcpause import collector_paused
 from tamis.pipeline.relevance import _bm25_counted, _Terms, tokens
 from tamis.policy.schema import Ranking
 
@@ -143,7 +142,6 @@ def front_page(c: Candidate) -> bool:
     return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
 
 
-@collector_paused
 def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
     # Every sum is one result's own (in label or term order) and the final order is a whole
     # key (its ties in the order given): the order of ``judged`` changes no figure and no
