@@ -13,12 +13,9 @@ The Python API is lazy so that ``import tamis`` stays cheap::
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-TYPE_CHECKING = False  # not `from typing import ...`: `tamis --help` never imports typing
-
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+from tamis.version import __version__
 
 
 def _defer_httpx_cli() -> None:

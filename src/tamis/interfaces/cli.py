@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from tamis import __version__
 from tamis.interfaces.cli_common import (
     closed_pipe,
     config_option,
@@ -21,6 +20,7 @@ from tamis.interfaces.cli_common import (
     friendly_errors,
 )
 from tamis.interfaces.lazy import LazyGroup
+from tamis.version import __version__
 
 LAZY = {
     "read": ("tamis.interfaces.cli_read", "read", "Read one page's text under a budget."),

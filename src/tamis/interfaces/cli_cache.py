@@ -14,15 +14,14 @@ path, which reports errors as always: the fast path never fails and never prints
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 from tamis.store import answers
 
 # A repeat imports none of typing, dataclasses or pathlib (``tamis.policy.files``): with
 # them, a third more CPU. A test holds it.
-TYPE_CHECKING = False  # not `from typing import ...`
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
-    from typing import Any
 
 
 class Lookup:
@@ -59,8 +58,8 @@ def environment_material(env: Mapping[str, str]) -> list[list[str]]:
 
 def _settings(config_path: str | None) -> tuple[str, Any, float] | None:
     """(fingerprint, store url, answer TTL) from the raw config files, or None."""
-    from tamis import __version__
     from tamis.policy.files import builtin_data, builtin_text, config_file, merge, read_text
+    from tamis.version import __version__
 
     builtin = builtin_text()
     data = builtin_data(builtin)

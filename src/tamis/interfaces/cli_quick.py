@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-
-TYPE_CHECKING = False  # not `from typing import ...`
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+from typing import Any
 
 FLAGS = {"--no-extract": ("no_extract", True), "--explain": ("explain", True)}
 CHOICES = {"--format": ("format", ("json",)),

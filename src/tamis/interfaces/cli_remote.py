@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 from tamis.errors import SearchFailed
-
-TYPE_CHECKING = False  # not `from typing import ...`: the warm path never imports typing
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
 
 URL_ENV = "TAMIS_URL"
 TOKEN_ENV = "TAMIS_TOKEN"

@@ -10,11 +10,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False  # not `from typing import ...`: the quick path imports only what it uses
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
-    from typing import Any
 
 
 def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,

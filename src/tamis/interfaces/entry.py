@@ -35,7 +35,7 @@ def _columns() -> int:
 
 def quick_answer(args: list[str]) -> str | None:
     """What click would print for these arguments, when it is known without click."""
-    from tamis import __version__
+    from tamis.version import __version__
 
     if args == ["--version"]:
         return f"tamis, version {__version__}\n"

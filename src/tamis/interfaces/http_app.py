@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tamis import __version__, typed
+from tamis import typed
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_answers import Rendered, RenderedAnswers
@@ -36,6 +36,7 @@ from tamis.interfaces.http_limits import Guard, HTTPError, Service
 from tamis.interfaces.render import answer_dict, response_dict
 from tamis.interfaces.web import web_routes
 from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
+from tamis.version import __version__
 
 LIST_FIELDS = ("include_domains", "exclude_domains")
 

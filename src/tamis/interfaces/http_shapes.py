@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlparse
 
-from tamis import __version__
 from tamis.extract.models import ReadResponse
 from tamis.models import SearchResponse
+from tamis.version import __version__
 
 PRETTY_URL_LENGTH = 74  # searx's webutils.prettify_url
 

@@ -16,12 +16,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, RootModel
 
-from tamis import __version__, typed
+from tamis import typed
 from tamis.core import Tamis
 from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
 from tamis.failure import failure_reason
 from tamis.models import SearchRequest, SearchResponse
+from tamis.version import __version__
 
 
 @contextmanager

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False  # not `from typing import ...`: the CLI's warm path never imports typing
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
-
     from tamis.models import SearchResponse
 
 

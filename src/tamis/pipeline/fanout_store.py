@@ -8,6 +8,7 @@ adapter type, endpoint, query, request parameters, count). Entries are kept past
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -15,7 +16,6 @@ from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_as
 
 from tamis import typed
 from tamis.backends.base import Adapter, Parsed
-from tamis.digest import sha256_hex
 from tamis.errors import HTTPFailure
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
@@ -97,7 +97,7 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
         [adapter.name, adapter.type, adapter.endpoint(), request.query,
          request.cache_params(), adapter.count(request), line],
         sort_keys=True, default=str, ensure_ascii=False)
-    return sha256_hex(material)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 @dataclass

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from tamis.memo import last_by_identity
 from tamis.policy.checks import DOMAIN_GROUP as _DOMAIN_GROUP
 from tamis.policy.checks import DOMAIN_SLOT as _DOMAIN_SLOT
 from tamis.policy.checks import placeholder_regex
@@ -166,18 +165,14 @@ def _words(patterns: list[str]) -> tuple[str, ...] | None:
     return _fewest(_pattern_words(tuple(patterns)))
 
 
-def _fewest_of(each: tuple[tuple[str, frozenset[str]], ...] | None) -> tuple[str, ...] | None:
+@lru_cache(maxsize=64)
+def _fewest(each: tuple[tuple[str, frozenset[str]], ...] | None) -> tuple[str, ...] | None:
     """All the patterns' words; a word holding another is found only where the other is:
     the shorter kept."""
     if each is None:
         return None
     words = frozenset().union(*(found for _, found in each))
     return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
-
-
-# a policy compiled again (each search's Rules) passes the same object as the last call
-# (_pattern_words' answer), found by identity without hashing it
-_fewest = last_by_identity(_fewest_of)
 
 
 @lru_cache(maxsize=64)

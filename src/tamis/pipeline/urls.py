@@ -16,7 +16,6 @@ from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from tamis.errors import InvalidURL
-from tamis.memo import last_by_identity
 from tamis.pipeline.unwrap import Unwrapper, default_unwrapper, unwrap
 
 __all__ = ["CleanURL", "InvalidURL", "Unwrapper", "clean_url", "default_unwrapper",
@@ -124,17 +123,12 @@ class _Tracking(NamedTuple):
 
 
 @lru_cache(maxsize=64)
-def _compile_tracking(patterns: tuple[str, ...]) -> _Tracking:
+def _tracking(patterns: tuple[str, ...]) -> _Tracking:
     lowered = [p.lower() for p in patterns]
     exact = frozenset(p for p in lowered if not any(c in p for c in "*?["))
     globs = [p for p in lowered if p not in exact]
     return _Tracking(exact, re.compile("|".join(fnmatch.translate(p) for p in globs)).match
                      if globs else None)
-
-
-# ``_compile_tracking(patterns)``; the same tuple as last time (a merge passes one tuple for
-# all its hits) is found by identity, without hashing its every string again
-_tracking = last_by_identity(_compile_tracking)
 
 
 def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:

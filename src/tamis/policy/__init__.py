@@ -5,10 +5,9 @@ does not import the schema and pydantic."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:  # pragma: no cover
     from tamis.policy.loader import LoadedConfig, read_config
     from tamis.policy.schema import Config, LineConfig
 

@@ -2,9 +2,8 @@
 built-in policy's text and data, and the layering of one over the other.
 
 This is what a CLI repeat reads to find its stored answer (``tamis.interfaces.cli_cache``)
-and what ``tamis.policy.loader`` validates afterwards. Paths are strings and only the standard
-library's cheapest modules are imported (no ``pathlib``, ``typing`` or ``dataclasses``: they
-are about a third of a repeat's CPU); ``loader`` gives them to its callers as ``Path``.
+and what ``tamis.policy.loader`` validates afterwards; ``loader`` gives paths to its callers as
+``Path``.
 
 Discovery order: ``--config FILE``, else ``$TAMIS_CONFIG``, else
 ``$XDG_CONFIG_HOME/tamis/config.yaml`` (``~/.config/tamis/config.yaml``), else the built-in
@@ -14,15 +13,12 @@ list replaces the default list, and ``{add: [...], remove: [...]}`` edits the de
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from typing import Any
 
-from tamis.digest import sha256_hex
 from tamis.errors import ConfigError
-
-TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
 
 BUILTIN_FILE = os.path.join(os.path.dirname(__file__), "default.yaml")  # package data
 # default.yaml parsed when it was last written (``python -m tamis.policy.loader --write-json``),
@@ -75,7 +71,7 @@ def _parsed_builtin(text: str) -> dict[str, Any] | None:
             saved = json.loads(file.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(saved, dict) or saved.get("sha256") != sha256_hex(text):
+    if not isinstance(saved, dict) or saved.get("sha256") != _sha256(text):
         return None
     data = saved.get("data")
     return data if isinstance(data, dict) else None
@@ -86,8 +82,12 @@ def builtin_json() -> str:
     from tamis import yamlsafe
 
     text = builtin_text()
-    return json.dumps({"sha256": sha256_hex(text), "data": yamlsafe.load(text)},
+    return json.dumps({"sha256": _sha256(text), "data": yamlsafe.load(text)},
                       ensure_ascii=False, indent=1) + "\n"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def is_list_edit(value: Any) -> bool:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tamis import __version__
 from tamis.errors import ConfigError
 from tamis.policy import files, snapshot
 from tamis.policy.files import builtin_data, builtin_json, merge
 from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
+from tamis.version import __version__
 
 if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
     import yaml  # imported to read a user's file: the built-in policy needs no YAML parser

@@ -15,14 +15,13 @@ of the config files and the environment, before validating anything (see
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+from typing import TYPE_CHECKING, Any
 
-from tamis.digest import sha256_hex
+from tamis.version import __version__
 
-TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
-
     from tamis.store.protocol import Store
 
 ANSWERS = "answer"
@@ -35,13 +34,11 @@ STABLE_EXTRACTIONS = frozenset({"ok", "truncated", "skipped", "skipped_budget_ex
 
 def digest(material: Any) -> str:
     text = json.dumps(material, sort_keys=True, default=str, ensure_ascii=False)
-    return sha256_hex(text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def answer_key(config_hash: str, request: dict[str, Any], options: dict[str, Any]) -> str:
     """``request``: the query and the parameters given (none left at their default)."""
-    from tamis import __version__
-
     return digest([KEY_VERSION, __version__, config_hash, request, options])
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from tamis.errors import ConfigError
 
-TYPE_CHECKING = False  # not `from typing import ...`
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 

@@ -28,14 +28,13 @@ import sqlite3
 import threading
 import time
 import weakref
+from typing import TYPE_CHECKING, Any
 
 from tamis.errors import ConfigError
 from tamis.store.writes import wrote
 
-TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
-    from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (

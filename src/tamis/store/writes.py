@@ -7,11 +7,10 @@ tells when its writes so far are committed. Standard library only, no other tami
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import TYPE_CHECKING, Protocol
 
-TYPE_CHECKING = False  # not `from typing import ...`: a CLI repeat never imports typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
-    from typing import Protocol
 
     class _Written(Protocol):
         def add_done_callback(self, callback: Callable[[], object]) -> None: ...

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from tamis import __version__, typed
+from tamis import typed
 from tamis.backends.base import Adapter, AnswerError
 from tamis.backends.recorded import (
     RECORDING_FORMAT,
@@ -37,6 +37,7 @@ from tamis.errors import ConfigError
 from tamis.models import LineAnswer, SearchRequest
 from tamis.pipeline.fanout import scrub
 from tamis.policy.schema import CacheConfig, Config, LineConfig
+from tamis.version import __version__
 
 SEARXNG_TYPES = frozenset({"searxng", "replay"})
 
