@@ -107,13 +107,11 @@ def test_ascii_counts_whole_words_also_side_by_side() -> None:
 
 def test_tables_are_their_definitions() -> None:
     """The tables built at import in C steps are the ones their definitions give."""
-    from tamis.pipeline import rank, relevance, url_batch
+    from tamis.pipeline import rank, relevance
 
     decays = tuple(decay(p) for p in range(101))
     spaces = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32
                    for c in range(256))
     shape = bytes(97 if chr(c).isalnum() and c < 128 else 32 for c in range(256))
-    unsafe = bytes(1 if b in url_batch._UNSAFE else 0 for b in range(256))
-    built = (rank._DECAYS, relevance._ASCII_SPACES, relevance._ASCII_SHAPE,
-             url_batch._UNSAFE_TABLE)
-    assert built == (decays, spaces, shape, unsafe)
+    built = (rank._DECAYS, relevance._ASCII_SPACES, relevance._ASCII_SHAPE)
+    assert built == (decays, spaces, shape)
