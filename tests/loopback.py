@@ -16,6 +16,7 @@ Every request is recorded (method, path, query, headers, body, server-side start
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import sys
@@ -221,3 +222,57 @@ class LoopbackServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class RawServer:
+    """A server on 127.0.0.1 that answers each connection's one request with the bytes
+    ``script(request_head)`` returns, as they are (a malformed head, a cut body...), then
+    closes it; None: close without answering. ``pause``: seconds before answering. Keeps
+    every request's head in ``seen``. Use with ``with``."""
+
+    def __init__(self, script: Callable[[bytes], bytes | None], pause: float = 0.0) -> None:
+        self.script, self.pause = script, pause
+        self.seen: list[bytes] = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = int(self.sock.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            self.seen.append(data)
+            reply = self.script(data)
+            time.sleep(self.pause)
+            if reply is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(reply)
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+def raw_reply(body: bytes = b"ok", status: str = "200 OK", headers: tuple[str, ...] = ()
+              ) -> bytes:
+    """An HTTP/1.1 answer's bytes: status line, Content-Length, ``headers``, body."""
+    lines = [f"HTTP/1.1 {status}", f"Content-Length: {len(body)}", "Connection: close",
+             *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body

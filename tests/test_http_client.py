@@ -1,8 +1,10 @@
-"""The client tamis makes loads its CA bundle on the first https connection, and still verifies
-certificates exactly as httpx's default does. Real TLS on 127.0.0.1 (certificates from trustme)."""
+"""The client tamis makes (``tamis_client``): certificates verified as httpx's default does,
+no cookie kept, no redirect followed, a proxy from the environment used. Real sockets on
+127.0.0.1 (certificates from trustme)."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import ssl
 import subprocess
@@ -13,9 +15,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from loopback import LoopbackServer, Reply
+from loopback import RawServer, raw_reply
 
-from tamis.http_client import DeferredCAContext, async_client
+from tamis.http_client import USER_AGENT, tamis_client
 
 trustme = pytest.importorskip("trustme")
 
@@ -50,53 +52,54 @@ def tls_url(ca: trustme.CA) -> Iterator[str]:
     server.server_close()
 
 
-def test_the_context_has_the_default_contexts_settings() -> None:
-    deferred, default = DeferredCAContext(), ssl.create_default_context()
-    assert isinstance(deferred, ssl.SSLContext)
-    assert (deferred.verify_mode, deferred.check_hostname, deferred.options,
-            deferred.verify_flags, deferred.minimum_version) == (
-        default.verify_mode, default.check_hostname, default.options,
-        default.verify_flags, default.minimum_version)
-    assert deferred.get_ca_certs() == []  # nothing loaded yet
-    deferred.load_ca()
-    assert len(deferred.get_ca_certs()) > 50  # certifi's bundle, as httpx would load
-
-
 async def _get(url: str) -> httpx.Response:
-    async with async_client() as client:
+    async with tamis_client(5.0) as client:
         return await client.get(url)
 
 
-@pytest.mark.anyio
-async def test_plain_http_never_loads_the_ca_bundle() -> None:
-    with LoopbackServer() as server:
-        server.route("/", Reply(body="plain"))
-        async with async_client() as client:
-            response = await client.get(server.url + "/")
-            context = client._transport._pool._ssl_context  # type: ignore[attr-defined]
-    assert response.text == "plain"
-    assert isinstance(context, DeferredCAContext) and context.get_ca_certs() == []
-
-
-@pytest.mark.anyio
-async def test_an_untrusted_certificate_is_refused(tls_url: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_untrusted_certificate_is_refused(tls_url: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
-        await _get(tls_url)
+        asyncio.run(_get(tls_url))
 
 
-@pytest.mark.anyio
-async def test_a_trusted_certificate_is_accepted_and_checked(
+def test_a_trusted_certificate_is_accepted_and_checked(
         tls_url: str, ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bundle = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(bundle))
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # httpx's own rule for its CA bundle
-    response = await _get(tls_url)
-    assert response.text == "hello over tls"
+    assert asyncio.run(_get(tls_url)).text == "hello over tls"
     with pytest.raises(httpx.ConnectError, match="mismatch"):  # the name is checked too
-        await _get(tls_url.replace("127.0.0.1", "localhost"))
+        asyncio.run(_get(tls_url.replace("127.0.0.1", "localhost")))
+
+
+def test_no_cookie_is_kept_and_no_redirect_followed() -> None:
+    def moved(_request: bytes) -> bytes:
+        return raw_reply(b"moved", "302 Found", ("Location: /elsewhere",
+                                                 "Set-Cookie: id=1; Path=/"))
+
+    async def ask(url: str) -> tuple[int, int]:
+        async with tamis_client(5.0) as client:
+            first = await client.get(url + "/")
+            await client.get(url + "/again")
+            return first.status_code, len(client.cookies)
+
+    with RawServer(moved) as server:
+        assert asyncio.run(ask(server.url)) == (302, 0)
+    assert [r.split(b" ")[1] for r in server.seen] == [b"/", b"/again"]
+    assert all(b"cookie:" not in r.lower() for r in server.seen)
+    assert all(f"User-Agent: {USER_AGENT}".encode() in r for r in server.seen)
+
+
+def test_a_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    with RawServer(lambda _request: raw_reply(b"via proxy")) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        assert asyncio.run(_get("http://search.example/q")).content == b"via proxy"
+    assert proxy.seen[0].startswith(b"GET http://search.example/q HTTP/1.1")
 
 
 def test_importing_tamis_does_not_import_httpxs_command_line_tool() -> None:

@@ -238,10 +238,9 @@ def test_a_new_query_reads_the_validated_config_from_the_store(
 
 def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
         tmp_path: Path, searxng: LoopbackServer) -> None:
-    """Rich, pygments (httpx's command line tool), the servers, page extraction, httpx itself
-    (the backends are asked on h11, ``tamis.http_cli``): never for a ranking-only search;
-    PyYAML only to read a user's config file."""
-    watched = (*NEVER_FOR_A_SEARCH, "yaml", "httpx")
+    """Rich, pygments (httpx's command line tool), the servers, page extraction: never for a
+    ranking-only search; PyYAML only to read a user's config file."""
+    watched = (*NEVER_FOR_A_SEARCH, "yaml")
     env = environment(tmp_path, searxng)
     for query in (QUERIES[0], QUERIES[1]):  # the first call, then one with the store made
         proc, modules = cli(["search", "--no-extract", query], env, watched=watched)
@@ -254,17 +253,13 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
     assert proc.returncode == 0 and modules == {"yaml"}, modules
 
 
-# Standard library modules (and tamis's own) an uncached ranking-only search does without:
-# cookies (http.cookiejar pulls urllib.request, http.client, email, tempfile), argparse (the
+# Standard library modules an uncached ranking-only search does without: argparse (the
 # backend catalog's command line), the resolver's thread and the IDNA codec (a backend at
-# an IP address is not looked up), the adapters of lines the config does not have, h11 (a
-# plain answer is read by tamis.http_wire).
-NOT_FOR_A_SEARCH = ("http.cookiejar", "urllib.request", "http.client", "email", "tempfile",
-                    "argparse", "gettext", "concurrent.futures.thread", "encodings.idna",
-                    "h11")
+# an IP address is not looked up).
+NOT_FOR_A_SEARCH = ("argparse", "gettext", "concurrent.futures.thread", "encodings.idna")
 
 
-def test_a_search_imports_no_cookies_argparse_or_resolver_thread(
+def test_a_search_imports_no_argparse_or_resolver_thread(
         tmp_path: Path, searxng: LoopbackServer) -> None:
     """Once the store holds the validated config (the first call validates it, with
     pydantic, which imports some of them)."""

@@ -104,11 +104,12 @@ def to_result(position: int, item: Ranked, explain: bool) -> Result:
 
 class Tamis:
     """A configured search layer. Use as an async context manager, or call ``aclose``.
-    ``service``: its HTTP client made for many requests on one event loop (``tamis serve``)."""
+    ``client``: the process's HTTP client (``tamis.http_client.tamis_client``), else the
+    layer makes its own, used by every search and read it serves and closed with it."""
 
     def __init__(self, config: Config | str | os.PathLike[str] | None = None, *,
                  store: Store | None = None, client: httpx.AsyncClient | None = None,
-                 env: Mapping[str, str] | None = None, service: bool = False) -> None:
+                 env: Mapping[str, str] | None = None) -> None:
         self.env = os.environ if env is None else env
         if isinstance(config, Config):
             self.config = config
@@ -119,8 +120,7 @@ class Tamis:
         self.store = store if store is not None else open_store(self.config.store.url)
         self._compiled: tuple[Rules, int] | None = None  # the policy's Rules, searches since
         self._own_client = client is None
-        # no cookies, no redirects followed; CA bundle loaded on the first https request
-        self.client = client or tamis_client(self.config.timeout, service=service)
+        self.client = client or tamis_client(self.config.timeout)
 
     async def __aenter__(self) -> Tamis:
         return self

@@ -8,6 +8,9 @@ shape in one place: the CLI prints ``error: <line>`` and exits ``exit_code``
 (``interfaces.mcp_server.tool_errors``).
 ``StageError`` never reaches a user: the stage that raises it catches it at its own
 boundary and turns it into a status and a note (a line ``failed``, a key ``no_key``).
+httpx's own errors (``httpx.HTTPError`` and its tree, as httpx draws it) never
+leave the stage that sent the request: the fan-out maps them once to an ``AnswerError``
+(``pipeline.fanout.http_failure``), the page reader to an ``ExtractError``.
 
     Exception
     +-- TamisError              one line for the user; exit code 2, HTTP 400
@@ -19,7 +22,6 @@ boundary and turns it into a status and a note (a line ``failed``, a key ``no_ke
     |   +-- DupesError          ``tamis dupes``: an input, config or state file is wrong
     +-- StageError              caught by the stage that raised it, becomes a status/note
         +-- AnswerError         a line answered, but not with something usable (its note)
-        +-- HTTPFailure         a backend request failed on its way (httpx's name in ``name``)
         +-- NoUsableKey         no key of a line can be used now (status ``no_key``)
         +-- DownloadTooLarge    a community list is over its size cap (``tamis lists update``)
         +-- AliasRefused        a config file used a YAML alias (made a ConfigError by its reader)
@@ -77,17 +79,6 @@ class DupesError(TamisError):
 
 class StageError(Exception):
     """Base class of the errors a stage raises for itself and catches at its boundary."""
-
-
-class HTTPFailure(StageError):
-    """A backend request failed on its way (``tamis.http_exchange``): ``name`` is the failure
-    as httpx names its exception (``ReadTimeout``, ``ConnectError``...: ``tamis.http_errors``
-    holds httpx's tree of them), ``str(err)`` httpx's words for it. The fan-out makes it a
-    note, in the words httpx's own exception would have given."""
-
-    def __init__(self, name: str, message: str = "") -> None:
-        super().__init__(message)
-        self.name = name
 
 
 class AnswerError(StageError):

@@ -9,7 +9,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from loopback import Reply
@@ -62,18 +62,32 @@ def test_an_answer_under_the_cap_is_read(server, run) -> None:
 
 
 @pytest.fixture
-def trickle() -> Iterator[str]:
-    """A server that sends headers, then a byte of body every 50 ms, forever."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
+def trickle() -> Iterator[Callable[[int], str]]:
+    """Servers that send headers declaring ``length`` bytes of body, then a byte of it every
+    50 ms, forever."""
     stop = threading.Event()
+    listeners: list[socket.socket] = []
 
+    def start(length: int) -> str:
+        listener = socket.socket()
+        listeners.append(listener)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        threading.Thread(target=_accept, args=(listener, length, stop), daemon=True).start()
+        return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+    yield start
+    stop.set()
+    for listener in listeners:
+        listener.close()
+
+
+def _accept(listener: socket.socket, length: int, stop: threading.Event) -> None:
     def serve(conn: socket.socket) -> None:
         with conn:
             conn.recv(65536)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 100000000\r\n\r\n{\"results\": [")
+                         b"Content-Length: %d\r\n\r\n{\"results\": [" % length)
             while not stop.is_set():
                 try:
                     conn.sendall(b" ")
@@ -81,26 +95,29 @@ def trickle() -> Iterator[str]:
                     return
                 time.sleep(0.05)
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    stop.set()
-    listener.close()
+    while not stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
 
 def test_the_deadline_holds_for_an_answer_that_never_ends(trickle, server, run) -> None:
     server.route("/ok", Reply(json=OK))
-    slow = make_adapter(LineConfig(name="slow", type="searxng", base_url=trickle))
+    slow = make_adapter(LineConfig(name="slow", type="searxng", base_url=trickle(1_000_000)))
     good = make_adapter(LineConfig(name="good", base_url=server.url, search_path="/ok"))
     answers = run([slow, good], "q", timeout=1.0)
     assert [a.status for a in answers] == ["timeout", "ok"]
+
+
+def test_an_answer_declared_over_the_cap_is_refused_before_it_is_read(trickle, run) -> None:
+    """Its Content-Length says so: refused at once (read, it would trickle in until the
+    deadline cut the line as ``timeout``)."""
+    big = make_adapter(LineConfig(name="big", type="searxng",
+                                  base_url=trickle(MAX_ANSWER_BYTES + 1)))
+    [answer] = run([big], "q", timeout=5.0)
+    assert answer.status == "failed" and answer.outcome.kind == "too_large"
 
 
 @pytest.mark.parametrize("wbits", [15, -15])

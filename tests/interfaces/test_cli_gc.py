@@ -46,7 +46,9 @@ def test_the_console_script_loads_without_collecting(tmp_path: Path) -> None:
     report = json.loads(next(line for line in done.stderr.splitlines()
                              if line.startswith("GC "))[3:])
     assert report["enabled"] and report["frozen"] > 10_000, report
-    assert report["collections"] < 40, report  # about 95 with the collector on throughout
+    # About 95 with the collector on throughout; ~40 with it off while the modules load (the
+    # rest: the search itself, and the network backend httpx imports at its first request).
+    assert report["collections"] < 55, report
 
 
 def test_a_search_in_another_program_leaves_its_collector_alone(tmp_path: Path) -> None:

@@ -74,9 +74,7 @@ def _run(query: str, config_path: str | None, no_extract: bool, explain: bool, f
         from tamis.settings import load_config
 
         config = load_config(config_path, snapshots=cli_cache.snapshot_store(found)).config
-        # One call's client: over asyncio's streams (``tamis.http_asyncio``), not httpcore's
-        # pool on anyio, whose imports cost more than this call's requests.
-        async with tamis_client(config.timeout, cli=True) as client, \
+        async with tamis_client(config.timeout) as client, \
                 Tamis(config, store=cli_cache.store_for(found, config), client=client) as layer:
             cli_cache.known_hash(layer, found)
             answer = await layer.search(request, extract=not no_extract, explain=explain)

@@ -59,7 +59,7 @@ def serve(host: str | None, port: int | None, workers: int | None,
     from tamis.core import Tamis
     from tamis.interfaces import http_app
 
-    layer = Tamis(config_path, service=True)
+    layer = Tamis(config_path)
     cfg = layer.config.serve
     host = host or cfg.host
     port = cfg.port if port is None else port

@@ -105,7 +105,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         own = service.layer is None or close_layer
         if service.layer is None:
-            service.layer = Tamis(config_path, service=True)
+            service.layer = Tamis(config_path)
         # What start-up made (modules, policy, rules) lives as long as the worker: out of
         # the collector's way, so the full collections under load stop walking it.
         gc.freeze()

@@ -2,10 +2,10 @@
 
 Input: a ``SearchRequest`` and the adapters. Output: one ``LineAnswer`` per line, in config
 order, whatever order they finished in. Every line is asked concurrently (one asyncio task
-each, one shared client, asked through ``tamis.http_exchange``; blocking libraries run in a
-thread). One deadline (``FanoutContext.timeout``) holds for the whole fan-out: a line that
-has not answered by then is reported as ``timeout`` with a note, and the answers of the
-others are kept. A line that failed is reported with a note; no line stops the rest.
+each, one shared ``httpx.AsyncClient``; blocking libraries run in a thread). One deadline
+(``FanoutContext.timeout``) holds for the whole fan-out: a line that has not answered by
+then is reported as ``timeout`` with a note, and the answers of the others are kept. A line
+that failed is reported with a note; no line stops the rest.
 
 Per line, in order:
 
@@ -21,9 +21,10 @@ Per line, in order:
    when they rest). A key that fails with 401/403/429/5xx or a connection error rests and
    the request fails over to the next key, inside the same request. A line with no key
    retries once after a transient failure (5xx, connection error) when the deadline allows.
-3. Read: the body is streamed and decompressed chunk by chunk, and refused past
-   ``MAX_ANSWER_BYTES`` (8 MB) after decompression, so a huge answer or a gzip bomb costs a
-   few chunks of memory, not gigabytes; the deadline holds while reading.
+3. Read: the body is streamed and decoded chunk by chunk, and refused past
+   ``MAX_ANSWER_BYTES`` (8 MB) after decompression (``fanout_read``), so a huge answer or a
+   gzip bomb costs a few chunks of memory, not gigabytes; the deadline holds while reading.
+   httpx's errors are mapped here, once, to the line's note (``http_failure``).
 4. Parse: the adapter reads the answer into hits with provenance labels; every string of
    it is made UTF-8-encodable (lone surrogates become U+FFFD) before it is cached or used.
 
@@ -44,13 +45,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tamis import http_errors
+import httpx
+
 from tamis.backends.base import Adapter, AnswerError, Parsed
 from tamis.backends.clean import clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
-from tamis.errors import HTTPFailure, NoUsableKey
+from tamis.errors import NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
-from tamis.http_exchange import exchange_for
 from tamis.models import LineAnswer, LineOutcome, Note, RawHit, SearchRequest
 from tamis.pipeline.fanout_read import (  # MAX_ANSWER_BYTES: the size tests read it here
     MAX_ANSWER_BYTES,
@@ -89,7 +90,7 @@ class FanoutContext:
     ``make_adapter`` set one. ``now`` and ``rng`` are for tests.
     """
 
-    client: Any  # an httpx.AsyncClient, or a client with its own ``exchange()``
+    client: httpx.AsyncClient
     store: Store | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     timeout: float = TIMEOUT
@@ -128,19 +129,17 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
     spec = adapter.build_request(request, key.value if key else None)
     headers = {"User-Agent": USER_AGENT, **spec.headers}
     remaining = _remaining(deadline)
+    timeout = httpx.Timeout(remaining) if remaining is not None else httpx.USE_CLIENT_DEFAULT
     try:
-        response = await exchange_for(ctx.client).send(
-            spec.method, spec.url, params=spec.params, json=spec.json, headers=headers,
-            timeout=remaining)
-        try:
+        async with ctx.client.stream(spec.method, spec.url, params=spec.params,
+                                     json=spec.json, headers=headers,
+                                     timeout=timeout) as response:
             if response.status_code >= 400:  # the adapter may read the error's own words
-                adapter.check_status(await error_answer(response))  # type: ignore[arg-type]
-            adapter.check_status(response)  # type: ignore[arg-type]
+                adapter.check_status(await error_answer(response))
+            adapter.check_status(response)
             body = await read_capped(response, ctx.max_answer_bytes)
-        finally:
-            await response.aclose()
-    except HTTPFailure as exc:
-        raise _failed(exc, run) from None
+    except httpx.HTTPError as exc:
+        raise http_failure(exc, run.secrets) from None
     try:
         payload = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
@@ -153,17 +152,18 @@ async def _request_once(adapter: Adapter, request: SearchRequest, ctx: FanoutCon
         raise
 
 
-def _failed(exc: HTTPFailure, run: _Run) -> AnswerError:
-    """The note of a request that failed on its way, in the words httpx's error gave."""
-    if http_errors.is_a(exc, "TimeoutException"):
-        return AnswerError(f"timed out ({exc.name})", kind="timeout",
-                           rest_key=exc.name == "ConnectTimeout")
-    said = describe_error(exc, run.secrets)
-    if http_errors.is_a(exc, "UnsupportedProtocol"):  # a config mistake, not the key's fault
+def http_failure(exc: httpx.HTTPError, secrets: list[str]) -> AnswerError:
+    """The one map from httpx's error tree to a line's failure: its kind, whether the key
+    rests, and a note in httpx's words with every form of the keys scrubbed out."""
+    if isinstance(exc, httpx.TimeoutException):
+        return AnswerError(f"timed out ({type(exc).__name__})", kind="timeout",
+                           rest_key=isinstance(exc, httpx.ConnectTimeout))
+    said = describe_error(exc, secrets)
+    if isinstance(exc, httpx.UnsupportedProtocol):  # a config mistake, not the key's fault
         return AnswerError(f"bad endpoint: {said}", kind="bad_endpoint")
-    if http_errors.is_a(exc, "DecodingError"):
+    if isinstance(exc, httpx.DecodingError):
         return AnswerError(f"unreadable answer: {said}", kind="unreadable")
-    if http_errors.is_a(exc, "TransportError"):
+    if isinstance(exc, httpx.TransportError):
         return AnswerError(f"cannot connect: {said}", rest_key=True, kind="unreachable")
     return AnswerError(f"request failed: {said}", kind="failed")
 

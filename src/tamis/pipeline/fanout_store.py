@@ -16,7 +16,6 @@ from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_as
 
 from tamis import typed
 from tamis.backends.base import Adapter, Parsed
-from tamis.errors import HTTPFailure
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
 from tamis.store.base import Store, Written
@@ -32,7 +31,7 @@ def describe_error(exc: BaseException, secrets: list[str]) -> str:
     """One scrubbed line for an exception: its type and (scrubbed, capped) text."""
     whole = scrub(str(exc), secrets).strip()  # scrub first: a key may span a line break
     text = whole.splitlines()[0][:200] if whole else ""
-    name = exc.name if isinstance(exc, HTTPFailure) else type(exc).__name__  # httpx's name
+    name = type(exc).__name__
     return f"{name}: {text}" if text else name
 
 

@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
+import httpx
 from pydantic import BaseModel
 
 from tamis.backends.registry import make_adapters
@@ -35,7 +36,7 @@ from tamis.policy.loader import LoadedConfig
 from tamis.policy.schema import CacheConfig, Config
 from tamis.store.base import MemoryStore, Store, open_store
 from tamis.trust.guard import GuardReport, banned_set, demote_reference, judge
-from tamis.trust.health import LineHealth, check_lines
+from tamis.trust.health import LineHealth, check_lines, record_status
 from tamis.trust.recording import (
     PayloadTap,
     check_folder,
@@ -68,12 +69,14 @@ class CheckReport(BaseModel):
     warnings: list[str] = []
 
 
-async def run_guard(config: Config, queries: list[str], *, store: Store,
-                    env: Mapping[str, str], record: Path | None = None,
-                    config_source: str = "") -> tuple[GuardReport, list[str], list[str]]:
+async def run_guard(config: Config, queries: list[str], *, client: httpx.AsyncClient,
+                    store: Store, env: Mapping[str, str], tap: PayloadTap | None = None,
+                    record: Path | None = None, config_source: str = ""
+                    ) -> tuple[GuardReport, list[str], list[str]]:
     """Run every query through the pipeline and judge it; with ``record``, write each
-    line's answers. Returns the report, the files written, and what went unchecked (a line
-    that answered nothing to a query)."""
+    line's answers (``tap``: a response hook of ``client``, keeping their bodies). Returns
+    the report, the files written, and what went unchecked (a line that answered nothing
+    to a query)."""
     quality = config.quality
     config = replace(config, cache=CacheConfig(enabled=False))
     banned = banned_set(config)
@@ -81,26 +84,24 @@ async def run_guard(config: Config, queries: list[str], *, store: Store,
     report = GuardReport(top_n=quality.top_n, banned_hosts=sorted(banned), queries=[])
     written: list[str] = []
     unchecked: list[str] = []
-    tap = PayloadTap()
-    hooks = {"response": [tap]} if record is not None else {}
-    async with tamis_client(config.timeout, event_hooks=hooks) as client:
-        layer = Tamis(config, store=store, client=client, env=env)
-        adapters = layer.adapters()
-        secrets = key_values(config, env)
-        for query in queries:
+    layer = Tamis(config, store=store, client=client, env=env)
+    adapters = layer.adapters()
+    secrets = key_values(config, env)
+    for query in queries:
+        if tap is not None:
             tap.clear()
-            response, answers = await layer.search_detailed(
-                query, extract=False, explain=True, max_results=FULL_RANKING)
-            report.queries.append(judge(query, response, top_n=quality.top_n, banned=banned,
-                                        demoted=demoted))
-            unchecked += [f"line {a.line}: answered nothing to the guard query {query!r}"
-                          f" ({a.status})" for a in answers if a.status != "ok"]
-            if record is not None:
-                req = SearchRequest(query=response.query)
-                payloads = {a.name: tap.payload_for(a, adapters, req) for a in adapters}
-                path = write_recording(record, query, answers, adapters, payloads, secrets,
-                                       config_source=config_source)
-                written.append(str(path))
+        response, answers = await layer.search_detailed(
+            query, extract=False, explain=True, max_results=FULL_RANKING)
+        report.queries.append(judge(query, response, top_n=quality.top_n, banned=banned,
+                                    demoted=demoted))
+        unchecked += [f"line {a.line}: answered nothing to the guard query {query!r}"
+                      f" ({a.status})" for a in answers if a.status != "ok"]
+        if record is not None and tap is not None:
+            req = SearchRequest(query=response.query)
+            payloads = {a.name: tap.payload_for(a, adapters, req) for a in adapters}
+            path = write_recording(record, query, answers, adapters, payloads, secrets,
+                                   config_source=config_source)
+            written.append(str(path))
     return report, written, unchecked
 
 
@@ -135,36 +136,53 @@ async def run_check(loaded: LoadedConfig, *, env: Mapping[str, str] | None = Non
     report = CheckReport(verdict="PASS", mode=mode, config=loaded.source,
                          replayed_from=str(replay_dir) if replay_dir else None)
     store: Store = MemoryStore() if replay_dir is not None else open_store(config.store.url)
+    # One client for every request of the check: the probes' statuses are filed by line
+    # (``record_status``), the guard's answers kept by the tap when recording.
+    tap = PayloadTap() if record_dir is not None else None
+    hooks = {"response": [record_status, *([tap] if tap is not None else [])]}
     try:
-        if health:
-            threshold = slow if slow is not None else config.timeout / 2
-            report.lines = await check_lines(config, store=store, env=env,
-                                             probe=probe or (wanted[0] if wanted
-                                                             else DEFAULT_PROBE),
-                                             slow=threshold)
-            for line in report.lines:
-                report.failures += [f"line {line.name}: {p}" for p in line.problems]
-                report.warnings += [f"line {line.name}: {w}" for w in line.warnings]
-                if line.status == "empty" and not line.problems:
-                    report.incomplete.append(f"line {line.name}: answered no results to the"
-                                             " probe query, so its answers were not checked")
-        if guard:
-            if wanted:
-                report.guard, written, unchecked = await run_guard(
-                    config, wanted, store=store, env=env, record=record_dir,
-                    config_source=loaded.source)
-                report.failures += [f.message for f in report.guard.failures]
-                report.incomplete += unchecked
-                if record_dir is not None:
-                    report.recorded = written
-            else:
-                report.guard = GuardReport(
-                    top_n=config.quality.top_n, banned_hosts=sorted(banned_set(config)),
-                    queries=[], skipped="no quality.queries in the config (set them, or give"
-                                        " --query)")
-                report.incomplete.append(f"ranking-quality guard skipped: {report.guard.skipped}")
+        async with tamis_client(config.timeout, event_hooks=hooks) as client:
+            if health:
+                threshold = slow if slow is not None else config.timeout / 2
+                report.lines = await check_lines(
+                    config, client=client, store=store, env=env,
+                    probe=probe or (wanted[0] if wanted else DEFAULT_PROBE), slow=threshold)
+                _count_lines(report)
+            if guard:
+                await _guard(report, config, wanted, client=client, tap=tap, store=store,
+                             env=env, record_dir=record_dir, config_source=loaded.source)
     finally:
         store.close()
     report.verdict = ("FAIL" if report.failures else "INCOMPLETE" if report.incomplete
                       else "PASS")
     return report
+
+
+def _count_lines(report: CheckReport) -> None:
+    """Each probed line's problems, warnings and unchecked answers, into the report."""
+    for line in report.lines or []:
+        report.failures += [f"line {line.name}: {p}" for p in line.problems]
+        report.warnings += [f"line {line.name}: {w}" for w in line.warnings]
+        if line.status == "empty" and not line.problems:
+            report.incomplete.append(f"line {line.name}: answered no results to the"
+                                     " probe query, so its answers were not checked")
+
+
+async def _guard(report: CheckReport, config: Config, wanted: list[str], *,
+                 client: httpx.AsyncClient, tap: PayloadTap | None, store: Store,
+                 env: Mapping[str, str], record_dir: Path | None, config_source: str) -> None:
+    """The ranking-quality guard's part of the report (skipped without queries)."""
+    if not wanted:
+        report.guard = GuardReport(
+            top_n=config.quality.top_n, banned_hosts=sorted(banned_set(config)),
+            queries=[], skipped="no quality.queries in the config (set them, or give"
+                                " --query)")
+        report.incomplete.append(f"ranking-quality guard skipped: {report.guard.skipped}")
+        return
+    report.guard, written, unchecked = await run_guard(
+        config, wanted, client=client, store=store, env=env, tap=tap, record=record_dir,
+        config_source=config_source)
+    report.failures += [f.message for f in report.guard.failures]
+    report.incomplete += unchecked
+    if record_dir is not None:
+        report.recorded = written

@@ -3,8 +3,10 @@
 Each line is asked one probe query through the real fan-out path (``fan_out`` with the
 line's adapter, its key pool and rests, ``cache_ttl`` 0 so it really asks), asking for ONE
 result (``max_results=1``) so a paid line spends as little quota as the provider allows.
-Each line gets its own HTTP client with a response hook, so the HTTP statuses it saw are
-known exactly. Reported per line:
+Every probe goes through the check's one HTTP client, whose response hook
+(``record_status``) files each answer under the line whose probe asked (a context variable
+set in that probe's own task), so the HTTP statuses each line saw are known exactly.
+Reported per line:
 
 - ``reachable``: an answer came back (False: cannot connect; None: not asked or no answer
   within the deadline);
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any, Literal
 
 import httpx
@@ -38,7 +41,6 @@ from pydantic import BaseModel
 from tamis.backends.base import Adapter
 from tamis.backends.listing import describe_lines
 from tamis.backends.registry import adapter_type, make_adapter
-from tamis.http_client import tamis_client
 from tamis.models import LineAnswer, LineOutcome, SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.policy.schema import Config
@@ -88,13 +90,29 @@ class _Seen:
         self.types.append(response.headers.get("content-type", "").split(";")[0].strip())
 
 
+_PROBING: ContextVar[_Seen | None] = ContextVar("tamis_probing", default=None)
+
+
+async def record_status(response: httpx.Response) -> None:
+    """The check's response hook: the answer's status and type, for the line probing."""
+    seen = _PROBING.get()
+    if seen is not None:
+        await seen(response)
+
+
 async def probe_line(adapter: Adapter, request: SearchRequest, config: Config, *,
-                     store: Store | None, env: Mapping[str, str]) -> tuple[LineAnswer, _Seen]:
+                     client: httpx.AsyncClient, store: Store | None,
+                     env: Mapping[str, str]) -> tuple[LineAnswer, _Seen]:
+    """One line's probe, in a task of its own (``check_lines``): what the client answers
+    within it (the fan-out's tasks copy its context) is this line's."""
     seen = _Seen()
-    async with tamis_client(config.timeout, event_hooks={"response": [seen]}) as client:
+    probing = _PROBING.set(seen)
+    try:
         ctx = FanoutContext(client=client, store=store, env=env, timeout=config.timeout,
                             cache_ttl=0.0, pool_strategy=config.pool_strategy)
         answers = await fan_out(request, [adapter], ctx)
+    finally:
+        _PROBING.reset(probing)
     return answers[0], seen
 
 
@@ -185,9 +203,10 @@ def classify(adapter: Adapter, answer: LineAnswer, seen: _Seen, keys: list[KeySt
     return health
 
 
-async def check_lines(config: Config, *, store: Store | None, env: Mapping[str, str],
-                      probe: str, slow: float) -> list[LineHealth]:
+async def check_lines(config: Config, *, client: httpx.AsyncClient, store: Store | None,
+                      env: Mapping[str, str], probe: str, slow: float) -> list[LineHealth]:
     """Ask every enabled line once, concurrently; one ``LineHealth`` per line, config order.
+    ``client``: made with ``record_status`` among its response hooks.
 
     Raises ConfigError when a line cannot be built (unknown type...).
     """
@@ -196,8 +215,8 @@ async def check_lines(config: Config, *, store: Store | None, env: Mapping[str, 
                                         pool_strategy=config.pool_strategy)
                 for line in config.backends}
     enabled = [adapters[line.name] for line in config.backends if line.enabled]
-    probed = await asyncio.gather(*(probe_line(a, request, config, store=store, env=env)
-                                    for a in enabled))
+    probed = await asyncio.gather(*(probe_line(a, request, config, client=client,
+                                               store=store, env=env) for a in enabled))
     results = {a.name: r for a, r in zip(enabled, probed, strict=True)}
     listing: dict[str, dict[str, Any]] = {
         info["name"]: info for info in describe_lines(config, store, env)}
