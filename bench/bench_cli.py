@@ -25,8 +25,8 @@ Last line: how many modules an uncached search imports, and which of the heavy p
 (pydantic, httpx...) are among them (one untimed ``-X importtime`` run).
 
 The loopback SearXNG answers the recorded Proxmox answer (tests/fixtures/searxng) to every
-query. Goals (issue 13): search <= 0.25 s CPU, --help <= 0.06 s CPU, cached repeat <= 0.5x
-the first call. Prints figures; asserts nothing (the machine is shared and noisy).
+query. Floors (issue 34): search <= 0.35 s CPU, cached repeat <= 0.10 s CPU, --help <= 0.10 s
+CPU. Prints figures; asserts nothing (the machine is shared and noisy).
 """
 
 from __future__ import annotations
@@ -169,13 +169,14 @@ def main() -> None:
                  if args.no_bytecode_cache else "on (PYTHONPYCACHEPREFIX, filled untimed)"))
         bare = line("python -c pass", results["pass"])
         seed = line("seed script --no-extract", results["seed"]) if results["seed"] else None
-        help_cpu = line("tamis --help", results["help"], "   (goal <= 0.060)")
+        help_cpu = line("tamis --help", results["help"], "   (floor <= 0.100)")
         first = line("tamis search --no-extract (uncached)", results["search"],
-                     "   (goal <= 0.250)")
-        cached = line("tamis search --no-extract (cached repeat)", results["cached"])
+                     "   (floor <= 0.350)")
+        cached = line("tamis search --no-extract (cached repeat)", results["cached"],
+                      "   (floor <= 0.100)")
         line("tamis search via TAMIS_URL (warm serve)", results["remote"],
              "   (CLI process only)")
-        print(f"cached / uncached CPU: {cached / first:.2f}x (goal <= 0.5x);"
+        print(f"cached / uncached CPU: {cached / first:.2f}x;"
               f" --help over bare python: +{help_cpu - bare:.3f} s"
               + (f"; search / seed script: {first / seed:.2f}x" if seed else
                  "; seed script not found, comparator skipped"))

@@ -100,18 +100,3 @@ def test_a_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPatch) -
         monkeypatch.delenv("no_proxy", raising=False)
         assert asyncio.run(_get("http://search.example/q")).content == b"via proxy"
     assert proxy.seen[0].startswith(b"GET http://search.example/q HTTP/1.1")
-
-
-def test_importing_tamis_does_not_import_httpxs_command_line_tool() -> None:
-    code = ("import sys, tamis.core, httpx;"
-            " print([m for m in ('rich', 'pygments') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "[]"
-
-
-def test_httpx_main_still_runs_httpxs_command_line_tool() -> None:
-    code = "import tamis, httpx, sys; sys.argv = ['httpx', '--help']; httpx.main()"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "Usage: httpx" in proc.stdout

@@ -35,8 +35,8 @@ def report():
 atexit.register(report)
 {eager}
 sys.argv = ["tamis", *sys.argv[1:]]
-from tamis.interfaces.entry import main  # the console script's entry point
-main()
+from tamis.interfaces.cli import cli  # the console script's entry point
+cli()
 """
 EAGER = """
 import importlib, pkgutil, tamis
@@ -85,34 +85,6 @@ def without_timings(text: str) -> dict[str, Any]:
     for line in data["lines"]:
         line.pop("seconds")
     return data
-
-
-def test_help_imports_nothing_it_does_not_print(tmp_path: Path,
-                                                searxng: LoopbackServer) -> None:
-    for args in (["--help"], ["--version"]):
-        proc, modules = cli(args, environment(tmp_path, searxng))
-        assert proc.returncode == 0 and "tamis" in proc.stdout
-        assert modules == set()
-    proc, modules = cli(["search", "--help"], environment(tmp_path, searxng))
-    assert "Usage: tamis search" in proc.stdout and modules == {"click"}
-
-
-def test_the_saved_help_is_what_click_prints(tmp_path: Path, searxng: LoopbackServer) -> None:
-    from tamis.interfaces.entry import HELP_FILE, click_help
-
-    assert Path(HELP_FILE).read_text("utf-8") == click_help(), (
-        "the CLI's help changed: python -m tamis.interfaces.entry --write-help")
-    env = environment(tmp_path, searxng)
-    for columns in ("80", "200", "60", "30"):
-        for args in (["--help"], ["-h"], ["--version"]):
-            fast, modules = cli(args, {**env, "COLUMNS": columns})
-            slow = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
-                                  capture_output=True, text=True, timeout=60,
-                                  env={**env, "COLUMNS": columns})
-            assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout), (
-                columns, args)
-            if int(columns) >= 80 or args == ["--version"]:
-                assert "click" not in modules  # answered without click
 
 
 def test_the_help_is_the_same_whatever_was_imported(tmp_path: Path,
@@ -204,8 +176,8 @@ def report():
     sys.stderr.write(f"CONFIG_BUILT {Config in validated}\\n")
 atexit.register(report)
 sys.argv = ["tamis", *sys.argv[1:]]
-from tamis.interfaces.entry import main
-main()
+from tamis.interfaces.cli import cli
+cli()
 """
 
 
@@ -256,7 +228,7 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
 # Standard library modules an uncached ranking-only search does without: argparse (the
 # backend catalog's command line), the resolver's thread and the IDNA codec (a backend at
 # an IP address is not looked up).
-NOT_FOR_A_SEARCH = ("argparse", "gettext", "concurrent.futures.thread", "encodings.idna")
+NOT_FOR_A_SEARCH = ("argparse", "concurrent.futures.thread", "encodings.idna")
 
 
 def test_a_search_imports_no_argparse_or_resolver_thread(

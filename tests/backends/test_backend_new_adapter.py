@@ -26,7 +26,7 @@ ROOT = Path(__file__).parents[2]
 PACKAGE = Path(tamis.__file__).parent
 GUIDE = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
 KEY = "acme-test-key-value"
-ENTRY = "import sys; from tamis.interfaces.entry import main; sys.argv[0] = 'tamis'; main()"
+ENTRY = "import sys; from tamis.interfaces.cli import cli; sys.argv[0] = 'tamis'; cli()"
 
 
 def adapter_file() -> tuple[str, str]:

@@ -28,8 +28,10 @@ TOKEN = "warm-path-token-0123456789"
 @pytest.fixture
 def searxng() -> Iterator[LoopbackServer]:
     def answer(request: Any) -> Reply:
-        path = DEMO / f"{'-'.join(request.arg('q').lower().split())}.json"
-        return Reply(json=json.loads(path.read_text()) if path.exists() else {"results": []})
+        name = f"{'-'.join(request.arg('q').lower().split())}.json"
+        path = DEMO / name if len(name) < 200 else None  # a long query names no recording
+        return Reply(json=json.loads(path.read_text()) if path and path.exists()
+                     else {"results": []})
 
     with LoopbackServer() as server:
         server.route("/search", answer)
@@ -43,16 +45,11 @@ def config_file(tmp_path: Path, searxng: LoopbackServer) -> Path:
     return path
 
 
-ENTRY = "tamis.interfaces.entry"  # the console script: plain arguments skip click
-CLICK = "tamis.interfaces.cli"  # the click command itself
-
-
-def run(args: list[str], tmp_path: Path, module: str = ENTRY,
-        **env: str) -> subprocess.CompletedProcess[str]:
+def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("TAMIS_", "SEARXNG_"))}
     base.update(XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
                 **env)
-    return subprocess.run([sys.executable, "-m", module, *args], env=base,
+    return subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args], env=base,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -65,30 +62,28 @@ def without_timings(text: str) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("module", [ENTRY, CLICK])
 @pytest.mark.parametrize("options", [["--no-extract"], ["--no-extract", "--explain",
                                                          "--max-results", "3"]])
 def test_the_service_answer_is_what_the_cli_prints_itself(
-        tmp_path: Path, searxng: LoopbackServer, options: list[str], module: str) -> None:
+        tmp_path: Path, searxng: LoopbackServer, options: list[str]) -> None:
     config = config_file(tmp_path, searxng)
     local = run(["search", *options, "--config", str(config), PROXMOX], tmp_path)
     with Served(create_app(Tamis(str(config)), close_layer=True)) as served:
-        remote = run(["search", *options, PROXMOX], tmp_path, module, TAMIS_URL=served.url)
+        remote = run(["search", *options, PROXMOX], tmp_path, TAMIS_URL=served.url)
     assert (remote.returncode, remote.stderr) == (local.returncode, local.stderr) == (0, "")
     assert without_timings(remote.stdout) == without_timings(local.stdout)
     # The same bytes, timings aside: the JSON is laid out as the CLI lays out its own.
     assert remote.stdout.count("\n") == local.stdout.count("\n")
 
 
-@pytest.mark.parametrize("module", [ENTRY, CLICK])
-def test_a_failed_search_through_the_service(tmp_path: Path, module: str) -> None:
+def test_a_failed_search_through_the_service(tmp_path: Path) -> None:
     dead = free_port()  # the service's only line cannot be reached
     config = tmp_path / "tamis.yaml"
     config.write_text(f"backends:\n  - name: searxng\n    base_url: http://127.0.0.1:{dead}\n"
                       "cache: {enabled: false}\nstore: {url: 'memory:'}\n")
     local = run(["search", "--no-extract", "--config", str(config), PROXMOX], tmp_path)
     with Served(create_app(Tamis(str(config)), close_layer=True)) as served:
-        remote = run(["search", "--no-extract", PROXMOX], tmp_path, module,
+        remote = run(["search", "--no-extract", PROXMOX], tmp_path,
                      TAMIS_URL=served.url)
     assert remote.returncode == local.returncode == 2
     assert remote.stderr == local.stderr and remote.stderr.startswith("error: the search")
@@ -129,11 +124,9 @@ def test_the_token_is_sent_and_never_shown(tmp_path: Path, searxng: LoopbackServ
     ("ftp://127.0.0.1:{port}", "TAMIS_URL must be an http:// or https:// URL"),
     ("http://127.0.0.1:99999", "TAMIS_URL is not a URL"),
 ])
-@pytest.mark.parametrize("module", [ENTRY, CLICK])
-def test_an_unusable_tamis_url_is_one_error_line(tmp_path: Path, url: str, says: str,
-                                                 module: str) -> None:
+def test_an_unusable_tamis_url_is_one_error_line(tmp_path: Path, url: str, says: str) -> None:
     port = free_port()  # nothing listens there
-    done = run(["search", "--no-extract", PROXMOX], tmp_path, module,
+    done = run(["search", "--no-extract", PROXMOX], tmp_path,
                TAMIS_URL=url.format(port=port), TAMIS_TOKEN=TOKEN)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: " + says.format(port=port))
@@ -156,66 +149,22 @@ def test_config_is_refused_with_tamis_url(tmp_path: Path, searxng: LoopbackServe
     assert done.stderr.startswith("error: --config is not used with TAMIS_URL set")
 
 
-QUICK_CASES = [
-    [PROXMOX], ["--no-extract", PROXMOX], [PROXMOX, "--explain"], ["--", "-site:x.com q"],
-    ["--max-results", "5", PROXMOX], ["--max-results=5", PROXMOX], ["--max-results", "05", "q"],
-    ["--max-results", "0", "q"], ["--max-results", "101", "q"], ["--max-results", "+5", "q"],
-    ["--max-results", " 5", "q"], ["--max-results", "x", "q"], ["--max-results"],
-    ["--format", "json", "q"], ["--format=markdown", "q"], ["--format", "JSON", "q"],
-    ["--time-range", "year", "q"], ["--time-range", "Year", "q"], ["--time-range=", "q"],
-    ["--language", "de-DE", "--categories", "it", "--engines", "bing,brave", "q"],
-    ["--language=", "q"], ["--language", "--explain", "q"], ["--safesearch", "2", "q"],
-    ["--safesearch", "3", "q"], ["--pageno", "50", "q"], ["--pageno", "51", "q"],
-    ["--no-extract=1", "q"], ["--config", "x.yaml", "q"], ["--help"], ["-h", "q"], [],
-    ["a", "b"], ["-x", "q"], ["--no-ext", "q"], ["-"], ["--explain", "--explain", "q"],
-    ["--max-results", "3", "--max-results", "4", "q"], ["--", "--help"], ["q", "--"],
-]
-
-
-@pytest.mark.parametrize("args", QUICK_CASES, ids=lambda a: " ".join(a) or "(none)")
-def test_plain_arguments_read_as_click_reads_them(args: list[str]) -> None:
-    """Whatever the quick path takes, click takes the same way (the body it would send);
-    whatever it leaves to click is click's to accept or refuse."""
-    import click
-
-    from tamis.interfaces.cli import search
-    from tamis.interfaces.cli_quick import quick_body
-
-    quick = quick_body(args)
-    try:
-        params = search.make_context("search", list(args)).params
-    except click.exceptions.Exit:  # --help
-        params = None
-    except click.UsageError:
-        params = None
-    if params is None or params["config_path"] is not None or params["fmt"] != "json":
-        assert quick is None
-        return
-    given = {k: v for k, v in params.items() if v is not None and k not in (
-        "query", "config_path", "no_extract", "explain", "fmt")}
-    body = {"query": params["query"], **given, "extract": not params["no_extract"],
-            "explain": params["explain"]}
-    assert quick is None or quick == body
-    if args in PLAIN:
-        assert quick == body
-
-
-PLAIN = [*QUICK_CASES[:7], *(QUICK_CASES[i] for i in (13, 16, 19, 22, 24, 35, 36))]
-
-
 @pytest.mark.parametrize(("args", "encoding"), [
     (["--no-extract", PROXMOX], "utf-8"),
     (["--explain", "--no-extract", "--max-results=2", PROXMOX], "utf-8"),
     (["--no-extract", "nothing \u00e9t\u00e9"], "utf-8"),
     (["--no-extract", "\u00e9t\u00e9"], "ascii"),
+    (["--no-extract", "--", "-site:x.com q"], "utf-8"),  # "--": a query may start with "-"
     (["  "], "utf-8"), (["--no-extract", "x" * 2000], "utf-8")])
-def test_the_quick_path_searches_as_the_click_command(tmp_path: Path, searxng: LoopbackServer,
-                                                      args: list[str], encoding: str) -> None:
-    """No TAMIS_URL: the console script searches itself, without click, the same way."""
-    env = {"SEARXNG_URL": searxng.url, "PYTHONIOENCODING": encoding}
-    quick = run(["search", *args], tmp_path / "quick", ENTRY, **env)
-    clicked = run(["search", *args], tmp_path / "click", CLICK, **env)
-    assert (quick.returncode, quick.stderr) == (clicked.returncode, clicked.stderr)
-    if clicked.stdout:
-        assert without_timings(quick.stdout) == without_timings(clicked.stdout)
-    assert quick.stdout.count("\n") == clicked.stdout.count("\n")
+def test_a_search_prints_one_answer_or_one_error(tmp_path: Path, searxng: LoopbackServer,
+                                                args: list[str], encoding: str) -> None:
+    """No TAMIS_URL: the command searches itself; JSON on stdout whatever the terminal's
+    encoding, or one ``error:`` line (an empty or overlong query)."""
+    done = run(["search", *args], tmp_path, SEARXNG_URL=searxng.url,
+               PYTHONIOENCODING=encoding)
+    if done.returncode == 2:
+        assert done.stdout == "" and len(done.stderr.splitlines()) == 1
+        assert done.stderr.startswith("error: ")
+        return  # the query was refused
+    assert done.stderr == "" and done.returncode in (0, 1)
+    assert json.loads(done.stdout)["query"] == args[-1].strip()

@@ -1,8 +1,9 @@
-"""The ``tamis`` command: a thin shell over ``tamis.core``.
+"""The ``tamis`` command (the console script is ``cli``): a click group whose subcommands
+are imported when named (``lazy.LazyGroup``), a thin shell over ``tamis.core``.
 
 Exit codes: 0 ok, 1 nothing survived filtering (or no results), 2 tamis could not run
 (bad config, bad input, every backend failed). Errors are one line on stderr, never a
-traceback (set TAMIS_DEBUG=1 to see one).
+traceback (set TAMIS_DEBUG=1 to see one); usage errors too.
 """
 
 from __future__ import annotations
@@ -22,25 +23,46 @@ from tamis.interfaces.cli_common import (
 from tamis.interfaces.lazy import LazyGroup
 from tamis.version import __version__
 
-LAZY = {
-    "read": ("tamis.interfaces.cli_read", "read", "Read one page's text under a budget."),
-    "backends": ("tamis.interfaces.cli_backends", "backends",
-                 "List every line, its endpoint, and whether each key is set."),
-    "dupes": ("tamis.interfaces.cli_dupes", "dupes",
-              "Find duplicate nodes in an agent's knowledge graph (read-only)."),
-    "serve": ("tamis.interfaces.cli_serve", "serve",
-              "Serve over HTTP (native, SearXNG- and Tavily-compatible endpoints)."),
-    "mcp": ("tamis.interfaces.cli_serve", "mcp", "Run the MCP server (stdio or --http)."),
-    "check": ("tamis.interfaces.cli_trust", "check",
-              "Check the stack: every line's health and the ranking-quality guard."),
-    "compare": ("tamis.interfaces.cli_trust", "compare",
-                "Raw backend order beside tamis order: what moved, was dropped, and why."),
-    "lists": ("tamis.interfaces.cli_lists", "lists",
-              "Community lists: fetch them (update) and see what each holds (show)."),
+LAZY_SUBCOMMANDS = {
+    "search": "tamis.interfaces.cli_search.search",
+    "read": "tamis.interfaces.cli_read.read",
+    "backends": "tamis.interfaces.cli_backends.backends",
+    "dupes": "tamis.interfaces.cli_dupes.dupes",
+    "serve": "tamis.interfaces.cli_serve.serve",
+    "mcp": "tamis.interfaces.cli_serve.mcp",
+    "check": "tamis.interfaces.cli_trust.check",
+    "compare": "tamis.interfaces.cli_trust.compare",
+    "lists": "tamis.interfaces.cli_lists.lists",
 }
 
 
-@click.group(cls=LazyGroup, lazy_commands=LAZY,
+class TamisGroup(LazyGroup):
+    """The root group. Every usage error (missing argument, bad option value, unknown
+    command) is one ``error:`` line and exit 2, like every other error: never click's
+    three-line usage block."""
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        if not standalone_mode:  # the caller handles click's exceptions itself
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            # prog_name: `python -m tamis.interfaces.cli` says "tamis" too
+            code = super().main(args, prog_name or "tamis", complete_var, standalone_mode=False,
+                                **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "tamis"
+            fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code)
+        except click.ClickException as exc:
+            fail(exc.format_message(), exc.exit_code)
+        except click.exceptions.Abort:
+            fail("interrupted", 130)
+        except BrokenPipeError:
+            closed_pipe()
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=TamisGroup, lazy_subcommands=LAZY_SUBCOMMANDS,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tamis")
 def cli() -> None:
@@ -54,34 +76,6 @@ def cli() -> None:
     Try it offline:   tamis demo
     Search:           SEARXNG_URL=http://127.0.0.1:8888 tamis search "your query"
     """
-
-
-@cli.command()
-@click.argument("query")
-@config_option
-@click.option("--no-extract", is_flag=True, help="Ranking only: do not fetch page text.")
-@click.option("--explain", is_flag=True,
-              help="Add every result's score components and every dropped result's reason.")
-@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]), default="json",
-              show_default=True)
-@click.option("--max-results", type=click.IntRange(1, 100), default=None,
-              help="How many results to return (config max_results, 8 by default).")
-@click.option("--time-range", type=click.Choice(["day", "week", "month", "year"]))
-@click.option("--language", help="Language code passed to backends, e.g. en, de-DE.")
-@click.option("--categories", help="SearXNG categories, e.g. general,it.")
-@click.option("--engines", help="SearXNG engines, e.g. bing,brave.")
-@click.option("--safesearch", type=click.IntRange(0, 2))
-@click.option("--pageno", type=click.IntRange(1, 50))
-@friendly_errors
-def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
-           max_results: int | None, **params: Any) -> None:
-    """Search QUERY and print the cleaned, ranked results."""
-    from tamis.interfaces.cli_search import run
-
-    given = {k: v for k, v in params.items() if v is not None}
-    if max_results is not None:
-        given["max_results"] = max_results
-    run(query, config_path, no_extract, explain, fmt, given, click.echo)
 
 
 @cli.command("explain-url")
@@ -170,22 +164,5 @@ def schema() -> None:
     click.echo(json.dumps(response_schema(), indent=2))
 
 
-def main() -> None:
-    """Every usage error (missing argument, bad option value, unknown command) is one
-    ``error:`` line and exit 2, like every other error; never click's three-line usage."""
-    try:
-        code = cli.main(prog_name="tamis", standalone_mode=False)
-    except click.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx is not None else "tamis"
-        fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code)
-    except click.ClickException as exc:
-        fail(exc.format_message(), exc.exit_code)
-    except click.exceptions.Abort:
-        fail("interrupted", 130)
-    except BrokenPipeError:
-        closed_pipe()
-    sys.exit(code if isinstance(code, int) else 0)
-
-
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # `python -m tamis.interfaces.cli`, as the console script
+    cli()

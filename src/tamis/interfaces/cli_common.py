@@ -8,15 +8,40 @@ form no import circle.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from tamis.failure import failure_reason as failure_message  # noqa: F401  (the commands')
-from tamis.interfaces.cli_quick import closed_pipe, fail, guarded  # noqa: F401  (the commands')
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(work: Callable[[], Any], passing: tuple[type[BaseException], ...] = ()) -> Any:
+    """``work()``, every error turned into one line on stderr and an exit code, never a
+    traceback; ``passing``: exceptions let through (click's own, which the group reports)."""
+    from tamis.errors import TamisError
+
+    try:
+        try:
+            return work()
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, where it is handled
+    except TamisError as exc:
+        fail(str(exc), exc.exit_code)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        closed_pipe()
+    except (*passing, SystemExit):
+        raise
+    except Exception as exc:
+        if os.environ.get("TAMIS_DEBUG"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
 
 
 def friendly_errors(func: F) -> F:
@@ -28,6 +53,27 @@ def friendly_errors(func: F) -> F:
                        (click.exceptions.Exit, click.ClickException))
 
     return wrapper  # type: ignore[return-value]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One ``error:`` line on stderr, then exit ``code``."""
+    from tamis.redact import environment_secrets, scrub
+
+    # Whatever the error, no key of the environment reaches the terminal.
+    message = scrub(message, environment_secrets(os.environ)).replace("\n", " ")
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def closed_pipe() -> NoReturn:
+    """The reader of our output went away (``tamis check | head``): not an error. Stop
+    quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
 
 
 config_option = click.option(

@@ -8,15 +8,16 @@ traceback reaches the user.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from tamis import typed
-from tamis.extract import ReadResponse
 from tamis.interfaces.cli_common import friendly_errors
+
+if TYPE_CHECKING:
+    from tamis.extract import ReadResponse
 
 
 def as_markdown(answer: ReadResponse) -> str:
@@ -60,6 +61,10 @@ async def _read(url: str, config_path: str | None, max_chars: int | None, start:
 def read(url: str, max_chars: int | None, start: int, query: str | None, config_path: str | None,
          output: str) -> None:
     """Read one page (URL) under a character budget: JSON or markdown on stdout."""
+    import asyncio
+
+    from tamis import typed
+
     answer = asyncio.run(_read(url, config_path, max_chars, start, query))
     click.echo(json.dumps(typed.to_data(answer), indent=2, ensure_ascii=False)
                if output == "json" else as_markdown(answer))

@@ -1,49 +1,57 @@
-"""What ``tamis search`` does once its arguments are read, without click: the click command
-(``cli.search``) and the console script's quick path (``cli_quick``) both call it, so a
-search prints the same bytes and exits the same way whichever read the arguments.
+"""``tamis search``: the click command, and what it does once its arguments are read:
+through ``TAMIS_URL`` when it is set (``cli_remote``), a stored answer when this exact
+search was answered before (``cli_cache``), else the search itself.
 
-``echo(text, nl=True, err=False)`` prints (``click.echo`` for the click command).
+Module level imports click only: ``tamis --help`` imports this module for its short help.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+import click
+
+from tamis.interfaces.cli_common import config_option, friendly_errors
+
+
+@click.command("search")
+@click.argument("query")
+@config_option
+@click.option("--no-extract", is_flag=True, help="Ranking only: do not fetch page text.")
+@click.option("--explain", is_flag=True,
+              help="Add every result's score components and every dropped result's reason.")
+@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]), default="json",
+              show_default=True)
+@click.option("--max-results", type=click.IntRange(1, 100), default=None,
+              help="How many results to return (config max_results, 8 by default).")
+@click.option("--time-range", type=click.Choice(["day", "week", "month", "year"]))
+@click.option("--language", help="Language code passed to backends, e.g. en, de-DE.")
+@click.option("--categories", help="SearXNG categories, e.g. general,it.")
+@click.option("--engines", help="SearXNG engines, e.g. bing,brave.")
+@click.option("--safesearch", type=click.IntRange(0, 2))
+@click.option("--pageno", type=click.IntRange(1, 50))
+@friendly_errors
+def search(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
+           max_results: int | None, **params: Any) -> None:
+    """Search QUERY and print the cleaned, ranked results."""
+    given = {k: v for k, v in params.items() if v is not None}
+    if max_results is not None:
+        given["max_results"] = max_results
+    run(query, config_path, no_extract, explain, fmt, given)
 
 
 def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
-        given: dict[str, Any], echo: Callable[..., Any], own_process: bool = False) -> None:
-    """Search (through TAMIS_URL when it is set), print the answer, exit with its code.
-
-    ``own_process``: the process is this one call's (the console script's quick path): the
-    garbage collector is off while the modules load (about 90 collections, 7% of a search's
-    CPU, that find nothing: what an import makes lives until the process ends), and the
-    search itself runs with it on again, what the imports made frozen out of its passes."""
-    collecting = own_process and gc.isenabled()
-    if not collecting:
-        _run(query, config_path, no_extract, explain, fmt, given, echo, False)
-        return
-    gc.disable()
-    try:
-        _run(query, config_path, no_extract, explain, fmt, given, echo, True)
-    finally:
-        gc.enable()
-
-
-def _run(query: str, config_path: str | None, no_extract: bool, explain: bool, fmt: str,
-         given: dict[str, Any], echo: Callable[..., Any], collecting: bool) -> None:
+        given: dict[str, Any]) -> None:
+    """Search, print the answer, exit with its code (0 results, 1 none, 2 failed)."""
     # Building its first model, pydantic reads every installed package's metadata for
     # plugins (tens of ms of CPU); a search from the command line loads none, unless the
     # variable is set (empty: load them).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if os.environ.get("TAMIS_URL", "").strip():  # the warm path: a running tamis serve
         remote(config_path, fmt, {
-            "query": query, **given, "extract": not no_extract, "explain": explain}, echo)
+            "query": query, **given, "extract": not no_extract, "explain": explain})
     from tamis.interfaces import cli_cache
 
     found = cli_cache.lookup(config_path, {**given, "query": query.strip()}, {
@@ -52,12 +60,12 @@ def _run(query: str, config_path: str | None, no_extract: bool, explain: bool, f
         from tamis.interfaces.render import answer_json, response_markdown
 
         if fmt == "json":
-            echo(answer_json(found.answer))
+            click.echo(answer_json(found.answer))
         else:
             from tamis import typed
             from tamis.models import SearchResponse
 
-            echo(response_markdown(typed.from_data(SearchResponse, found.answer)), nl=False)
+            click.echo(response_markdown(typed.from_data(SearchResponse, found.answer)), nl=False)
         sys.exit({"ok": 0, "no_results": 1}.get(found.answer.get("status"), 2))
 
     import asyncio
@@ -81,19 +89,15 @@ def _run(query: str, config_path: str | None, no_extract: bool, explain: bool, f
             cli_cache.remember(layer, found.fingerprint)
             return answer
 
-    if collecting:
-        gc.freeze()  # start-up's objects: never garbage, never traversed again
-        gc.enable()
     response = asyncio.run(search())
-    echo(response_json(response) if fmt == "json" else response_markdown(response),
-         nl=fmt == "json")
+    click.echo(response_json(response) if fmt == "json" else response_markdown(response),
+               nl=fmt == "json")
     if response.status == "failed":
-        echo(f"error: {failure_reason(response)}", err=True)
+        click.echo(f"error: {failure_reason(response)}", err=True)
     sys.exit(response.exit_code)
 
 
-def remote(config_path: str | None, fmt: str, body: dict[str, Any],
-           echo: Callable[..., Any]) -> None:
+def remote(config_path: str | None, fmt: str, body: dict[str, Any]) -> None:
     """``tamis search`` through the service at TAMIS_URL (``cli_remote``): its answer printed
     as the CLI prints its own, the same exit code."""
     from tamis.errors import SearchFailed
@@ -108,7 +112,7 @@ def remote(config_path: str | None, fmt: str, body: dict[str, Any],
     if fmt == "json":
         from tamis.interfaces.render import answer_json
 
-        echo(answer_json(answer))
+        click.echo(answer_json(answer))
     else:
         from tamis import typed
         from tamis.interfaces.render import response_markdown
@@ -119,7 +123,7 @@ def remote(config_path: str | None, fmt: str, body: dict[str, Any],
         except ValueError:
             raise SearchFailed(f"{where} answered in a shape this tamis cannot read (another"
                                " version?)") from None
-        echo(response_markdown(response), nl=False)
+        click.echo(response_markdown(response), nl=False)
     if why is not None:
-        echo(f"error: {why}", err=True)
+        click.echo(f"error: {why}", err=True)
     sys.exit(cli_remote.exit_code(answer))

@@ -11,7 +11,6 @@ stdout stays JSON).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -62,6 +61,8 @@ def check(config_path: str | None, as_json: bool, guard_only: bool, no_guard: bo
     tamis check --record tests/recordings -q "your query"   # freeze today's answers
     tamis check --replay tests/recordings                   # the guard offline, in CI
     """
+    import asyncio
+
     from tamis.errors import ConfigError
     from tamis.settings import load_config
     from tamis.trust.check import EXIT_CODES, run_check
@@ -161,6 +162,8 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
     tamis compare "proxmox thin pool metadata exhaustion recovery"
     tamis compare "..." --replay src/tamis/demo      # on recorded answers, offline
     """
+    import asyncio
+
     from tamis.core import Tamis
     from tamis.settings import load_config
     from tamis.store.base import MemoryStore

@@ -1,41 +1,41 @@
-"""A click group whose subcommands are imported only when called, so `tamis --help` starts fast."""
+"""click's documented lazy-subcommand group ("Lazily Loading Subcommands" in click's docs):
+a command's module is imported only when that command is named, or when ``--help`` lists
+its short help. Each command module imports click and little else at its top, its heavy
+imports (the pipeline, servers, page extraction) inside the command body, so ``tamis --help``
+and ``tamis search`` load no server and no extractor.
+
+Lazy commands are not in ``group.commands``: whatever walks the tree uses ``list_commands``
+and ``get_command`` (tests/interfaces/test_cli_help.py runs ``--help`` on every one).
+"""
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
 
 class LazyGroup(click.Group):
-    """Subcommands given as ``{"name": ("module.path", "attribute", "one-line help")}``."""
+    """A group whose ``lazy_subcommands`` map a command's name to ``"module.attribute"``."""
 
-    def __init__(self, *args, lazy_commands: dict[str, tuple[str, str, str]] | None = None, **kw):
-        super().__init__(*args, **kw)
-        self.lazy_commands = lazy_commands or {}
+    def __init__(self, *args: Any, lazy_subcommands: dict[str, str] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_subcommands = lazy_subcommands or {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+        return sorted([*super().list_commands(ctx), *self.lazy_subcommands])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self.lazy_commands:
-            module_name, attr, _help = self.lazy_commands[cmd_name]
-            command = getattr(importlib.import_module(module_name), attr)
-            if not isinstance(command, click.Command):  # pragma: no cover - programming error
-                raise TypeError(f"{module_name}.{attr} is not a click command")
-            return command
+        if cmd_name in self.lazy_subcommands:
+            return self._lazy_load(cmd_name)
         return super().get_command(ctx, cmd_name)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """List lazy commands with their short help without importing them."""
-        rows = []
-        for name in self.list_commands(ctx):
-            if name in self.lazy_commands:
-                rows.append((name, self.lazy_commands[name][2]))
-            else:
-                cmd = super().get_command(ctx, name)
-                if cmd is not None and not cmd.hidden:
-                    rows.append((name, cmd.get_short_help_str(limit=formatter.width)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    def _lazy_load(self, cmd_name: str) -> click.Command:
+        module_name, attribute = self.lazy_subcommands[cmd_name].rsplit(".", 1)
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"lazy command {cmd_name!r}: {module_name}.{attribute} is not a"
+                            " click command")
+        return command
