@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import http.server
 import ssl
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
