@@ -20,6 +20,7 @@ leave the stage that sent the request: the fan-out maps them once to an ``Answer
     |   +-- SearchFailed        the search as a whole could not run
     |   +-- HTTPRefusal         ``tamis serve`` answers this HTTP status instead (401, 429, 502...)
     |   +-- DupesError          ``tamis dupes``: an input, config or state file is wrong
+    |   +-- MissingExtra        a command needs a package of an extra not installed (tamis.extras)
     +-- StageError              caught by the stage that raised it, becomes a status/note
         +-- AnswerError         a line answered, but not with something usable (its note)
         +-- NoUsableKey         no key of a line can be used now (status ``no_key``)
@@ -75,6 +76,11 @@ class SearchFailed(TamisError):
 class DupesError(TamisError):
     """``tamis dupes``: a clean, one-line error about an input the user gave (database,
     JSONL, config, state)."""
+
+
+class MissingExtra(TamisError):
+    """A command needs a package that an extra of tamis installs (``tamis.extras.require``):
+    the line names the package and the ``pip install`` that brings it."""
 
 
 class StageError(Exception):

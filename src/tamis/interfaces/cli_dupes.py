@@ -46,6 +46,9 @@ def dupes(
     SAFE-MERGE (identical bodies: a human decides), HUMAN-DECISION (same subject, bodies
     differ: propose an edge).
     """
+    from tamis.extras import require
+
+    require("numpy", "dupes")
     from tamis.dupes import find_duplicates, render_text, to_json
 
     if (db is None) == (jsonl is None):

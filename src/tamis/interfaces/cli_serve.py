@@ -54,6 +54,10 @@ def worker_count(asked: int, store_url: str | None) -> int:
 def serve(host: str | None, port: int | None, workers: int | None,
           config_path: str | None) -> None:
     """Serve tamis over HTTP: native, SearXNG- and Tavily-compatible endpoints."""
+    from tamis.extras import require
+
+    require("fastapi", "serve")
+    require("prometheus_client", "serve")
     import uvicorn
 
     from tamis.core import Tamis
@@ -111,7 +115,7 @@ def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | No
         return
     import uvicorn
 
-    from tamis.interfaces.http_limits import TokenGuard
+    from tamis.interfaces.http_auth import TokenGuard
 
     token = token_for(host)
     check_bind(host, port)

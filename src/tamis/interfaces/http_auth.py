@@ -19,12 +19,19 @@ import hmac
 import ipaddress
 from collections.abc import Iterable
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tamis.interfaces.http_errors import error_response
+
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 # Bearer only: a Basic challenge would make browsers pop up their own login over the page's
 # token prompt. Clients that send Basic (mcp-searxng) send it without being asked.
 CHALLENGE = 'Bearer realm="tamis"'
+# No data in these: the page and its assets load without a token (the page then asks for it).
+PUBLIC_PATHS = frozenset({"/healthz", "/", "/ui/static/index.html", "/ui/static/page.css",
+                          "/ui/static/page.js"})
 
 
 def is_loopback(host: str) -> bool:
@@ -94,3 +101,20 @@ def token_problem(token: str | None, host: str) -> str | None:
                 f" (it has {len(token)}): make a long random one, e.g. with"
                 " 'python -c \"import secrets; print(secrets.token_urlsafe(32))\"'")
     return None
+
+
+class TokenGuard:
+    """The token alone, for an app without the rest (``tamis mcp --http``: no fastapi)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.check = TokenCheck(token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") not in PUBLIC_PATHS \
+                and not self.check.allowed(dict(scope["headers"]).get(b"authorization", b"")):
+            await error_response(401, "missing or wrong token (TAMIS_TOKEN: Bearer, or Basic"
+                                      " password)", {"WWW-Authenticate": CHALLENGE})(
+                scope, receive, send)
+            return
+        await self.app(scope, receive, send)

@@ -29,7 +29,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tamis.core import Tamis
 from tamis.errors import HTTPRefusal as HTTPError  # the name every endpoint raises
 from tamis.errors import TamisError
-from tamis.interfaces.http_auth import CHALLENGE, TokenCheck, allowed_hosts, host_name
+from tamis.interfaces.http_auth import (
+    CHALLENGE,
+    PUBLIC_PATHS,
+    TokenCheck,
+    allowed_hosts,
+    host_name,
+)
 from tamis.interfaces.http_errors import error_for, error_response
 from tamis.limits import check_max_results, check_query
 from tamis.models import LineReport, SearchResponse
@@ -37,9 +43,6 @@ from tamis.store.writes import settled, track_writes
 
 log = logging.getLogger("tamis.serve")
 
-# No data in these: the page and its assets load without a token (the page then asks for it).
-PUBLIC_PATHS = frozenset({"/healthz", "/", "/ui/static/index.html", "/ui/static/page.css",
-                          "/ui/static/page.js"})
 SEARCH_PATHS = frozenset({"/v1/search", "/v1/read", "/search", "/extract", "/ui/compare"})
 ENDPOINTS = SEARCH_PATHS | PUBLIC_PATHS | {"/metrics", "/config", "/ui/policy",
                                           "/openapi.json"}
@@ -318,20 +321,3 @@ class Guard:
             return await receive()
 
         return replay, None
-
-
-class TokenGuard:
-    """The token alone, for an app without the rest (``tamis mcp --http``)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.check = TokenCheck(token)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("path") not in PUBLIC_PATHS \
-                and not self.check.allowed(dict(scope["headers"]).get(b"authorization", b"")):
-            await error_response(401, "missing or wrong token (TAMIS_TOKEN: Bearer, or Basic"
-                                      " password)", {"WWW-Authenticate": CHALLENGE})(
-                scope, receive, send)
-            return
-        await self.app(scope, receive, send)

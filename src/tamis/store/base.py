@@ -87,6 +87,9 @@ def open_store(url: str | None) -> Store:
     if url == "memory:":
         return MemoryStore()
     if url.startswith(("redis://", "rediss://", "unix://")):
+        from tamis.extras import require
+
+        require("redis", "redis")
         from tamis.store.redis import RedisStore
 
         return RedisStore(url)

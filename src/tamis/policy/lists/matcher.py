@@ -84,8 +84,9 @@ class ListMatcher:
     def _compile_set(self):  # type: ignore[no-untyped-def]
         if not self.regex_rules:
             return None
-        import re2
+        from tamis.extras import require
 
+        re2 = require("re2", "lists")
         options = re2.Options()
         options.max_mem = 256 << 20
         automaton = re2.Set.SearchSet(options)
