@@ -78,7 +78,8 @@ def cli() -> None:
     """
 
 
-@cli.command("explain-url")
+@cli.command("explain-url", short_help="Say what the policy does with URL: KEEP, DROP (reason),"
+             " DEMOTE or PREFER.")
 @click.argument("url")
 @click.option("--query", "-q", default="", help="The query, for navigational homepages.")
 @config_option
@@ -99,7 +100,7 @@ def explain_url(url: str, query: str, config_path: str | None, as_json: bool) ->
             click.echo(f"  {line}")
 
 
-@cli.command()
+@cli.command(short_help="The measured queries, offline: raw engine order beside tamis order.")
 @click.option("--json", "as_json", is_flag=True, help="The comparisons as JSON.")
 @click.option("--serve", is_flag=True,
               help="Open the comparison page on the bundled recordings instead.")
@@ -155,7 +156,7 @@ def config_check(file: str | None, as_json: bool) -> None:
     click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
 
 
-@cli.command()
+@cli.command(short_help="Print the JSON Schema of the search answer (docs/schema.json).")
 @friendly_errors
 def schema() -> None:
     """Print the JSON Schema of the search answer (docs/schema.json is this output)."""

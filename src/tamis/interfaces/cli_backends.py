@@ -17,7 +17,8 @@ from tamis.errors import TamisError
 from tamis.interfaces.cli_common import friendly_errors
 
 
-@click.command("backends")
+@click.command("backends",
+               short_help="List every line, its endpoint, and whether each key is set.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of text.")

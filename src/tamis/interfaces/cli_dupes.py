@@ -15,7 +15,8 @@ from tamis.interfaces.cli_common import friendly_errors
 _PATH = click.Path(path_type=Path)
 
 
-@click.command("dupes")
+@click.command("dupes",
+               short_help="Find duplicate nodes in an agent's knowledge graph (read-only).")
 @click.option("--db", type=_PATH, help="RA-H OS SQLite database (opened read-only).")
 @click.option("--jsonl", type=_PATH, help="JSON Lines input instead: one node per line.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (same as --format json).")

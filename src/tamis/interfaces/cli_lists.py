@@ -34,7 +34,8 @@ config_option = click.option(
     help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
 
 
-@click.group("lists")
+@click.group("lists", short_help="Community lists: fetch them (update), see what each holds"
+             " (show).")
 def lists() -> None:
     """Community lists (uBlacklist, uBlock Origin / Adblock Plus, hosts, domains)."""
 

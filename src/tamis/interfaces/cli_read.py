@@ -46,7 +46,7 @@ async def _read(url: str, config_path: str | None, max_chars: int | None, start:
             layer.store.close()
 
 
-@click.command("read")
+@click.command("read", short_help="Read one page's text under a budget.")
 @click.argument("url")
 @click.option("--max-chars", type=click.IntRange(min=1), default=None,
               help="Characters of text to return (default: extraction.total_chars).")

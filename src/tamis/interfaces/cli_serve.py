@@ -43,7 +43,8 @@ def worker_count(asked: int, store_url: str | None) -> int:
                else os.cpu_count() or 1)
 
 
-@click.command("serve")
+@click.command("serve", short_help="Serve over HTTP (native, SearXNG- and Tavily-compatible"
+               " endpoints).")
 @click.option("--host", default=None, help="Address to bind (config serve.host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(0, 65535), default=None,
               help="Port (config serve.port, 8080).")
@@ -94,7 +95,7 @@ def serve(host: str | None, port: int | None, workers: int | None,
     uvicorn.run(serve_workers.APP, factory=True, workers=count, **options)
 
 
-@click.command("mcp")
+@click.command("mcp", short_help="Run the MCP server (stdio or --http).")
 @click.option("--http", "over_http", is_flag=True, help="Streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,

@@ -24,7 +24,8 @@ CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config
                " built-in).")
 
 
-@click.command("check")
+@click.command("check", short_help="Check the stack: every line's health and the ranking-quality"
+               " guard.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help=CONFIG_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON on stdout.")
@@ -147,7 +148,8 @@ def print_report(report: Any) -> None:
             click.echo(f"  {path}")
 
 
-@click.command("compare")
+@click.command("compare", short_help="Raw backend order beside tamis order: what moved, was"
+               " dropped, and why.")
 @click.argument("query")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help=CONFIG_HELP)
