@@ -48,19 +48,98 @@ def detect_in_this_process(db: str) -> None:
                       "checked": report.checked, "items": items}))
 
 
-def run(nodes: int, seed: int, keep: Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def naive_in_this_process(db: str) -> None:
+    """Child mode: the rule `tamis dupes` replaced, as a yardstick run on the same file.
+
+    Two nodes are duplicates when their title words overlap by more than 70% (Jaccard of the
+    casefolded word sets); clusters are the connected pairs. All pairs above the threshold are
+    found exactly, without comparing all pairs: identical word sets are grouped, and two
+    different sets that reach the threshold share one of their rarest words (prefix filtering).
+    """
+    import math
+    import sqlite3
+    from collections import Counter, defaultdict
+
+    from tamis.dupes.titles import normalise_title
+
+    cpu0 = time.process_time()
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    by_words: defaultdict[frozenset[str], list[int]] = defaultdict(list)
+    for node_id, title in conn.execute("SELECT id, title FROM nodes"):
+        by_words[frozenset(normalise_title(title or "").split())].append(node_id)
+    conn.close()
+    sets = [w for w in by_words if w]
+    freq = Counter(word for words in sets for word in words)
+    parent = {node_id: node_id for ids in by_words.values() for node_id in ids}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    index: defaultdict[str, list[int]] = defaultdict(list)
+    for k, words in enumerate(sets):
+        ranked = sorted(words, key=lambda w: (freq[w], w))
+        prefix = len(ranked) - math.ceil(0.7 * len(ranked)) + 1  # J > 0.7 shares one of these
+        seen: set[int] = set()
+        for word in ranked[:prefix]:
+            for other in index[word]:
+                if other in seen:
+                    continue
+                seen.add(other)
+                b = sets[other]
+                if len(words & b) / len(words | b) > 0.7:
+                    join(by_words[words][0], by_words[b][0])
+            index[word].append(k)
+    for ids in by_words.values():
+        for node_id in ids[1:]:
+            join(node_id, ids[0])
+    clusters: defaultdict[int, list[int]] = defaultdict(list)
+    for node_id in parent:
+        clusters[find(node_id)].append(node_id)
+    items = [["NAIVE", sorted(ids)] for ids in clusters.values() if len(ids) > 1]
+    cpu = time.process_time() - cpu0
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"cpu": cpu, "peak_mib": peak_kib / 1024, "items": items}))
+
+
+def _naive_line(graph: Any, naive: dict[str, Any]) -> str:
+    """What the title-overlap rule reports on the same graph, in the same terms."""
+    flagged = {i for _v, ids in naive["items"] for i in ids}
+    groups = {frozenset(ids) for _v, ids in naive["items"]}
+    planted = [frozenset(g) for v in VERDICTS for g in graph.planted[v]]
+    negatives = sum(1 for g in graph.negatives if flagged & set(g))
+    exact = sum(1 for g in planted if g in groups)
+    return (f"naive title-overlap rule (> 70% title words), same file: {naive['cpu']:6.2f} s CPU, "
+            f"peak {naive['peak_mib']:5.0f} MiB; {len(groups):,} clusters, planted clusters "
+            f"matched {exact}/{len(planted)}, hard negatives reported "
+            f"{negatives}/{len(graph.negatives)}")
+
+
+def _child(mode: str, db: Path) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, mode, str(db)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def run(
+    nodes: int, seed: int, keep: Path | None, naive: bool = False
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """Detection on a generated graph: its figures, its scores, and (with `naive`) the line of
+    the title-overlap rule run on the same file right after it."""
     graph = generate(nodes, seed)
     with tempfile.TemporaryDirectory(prefix="tamis-bench-") as tmp:
         db = (keep or Path(tmp)) / f"bench-{nodes}-{seed}.sqlite"
         db.parent.mkdir(parents=True, exist_ok=True)
         db.unlink(missing_ok=True)
         graph.write_sqlite(db)
-        child = subprocess.run(
-            [sys.executable, __file__, "--detect", str(db)],
-            capture_output=True, text=True, check=True,
-        )
-    result = json.loads(child.stdout)
-    return result, score(graph, [(v, ids) for v, ids in result["items"]])
+        result = _child("--detect", db)
+        yardstick = _naive_line(graph, _child("--naive", db)) if naive else ""
+    return result, score(graph, [(v, ids) for v, ids in result["items"]]), yardstick
 
 
 def _pr(quality: dict[str, Any]) -> str:
@@ -78,7 +157,7 @@ def scaling(sizes: list[int], seed: int, keep: Path | None) -> None:
           f"under {GOAL_CPU_SECONDS:.0f} s CPU and {GOAL_PEAK_MIB:.0f} MiB peak")
     previous: tuple[int, float] | None = None
     for nodes in sizes:
-        result, quality = run(nodes, seed, keep)
+        result, quality, yardstick = run(nodes, seed, keep, naive=True)
         growth = ""
         if previous is not None:
             ratio = (result["cpu"] / previous[1]) / (nodes / previous[0])
@@ -91,6 +170,7 @@ def scaling(sizes: list[int], seed: int, keep: Path | None) -> None:
         print(f"{nodes:>8,} nodes: {result['cpu']:6.2f} s CPU, {result['wall']:6.2f} s wall, "
               f"peak {result['peak_mib']:5.0f} MiB{growth}{goal}")
         print(f"          {_pr(quality)}")
+        print(f"          {yardstick}")
         previous = (nodes, result["cpu"])
 
 
@@ -102,7 +182,7 @@ def quality_table(sizes: list[int], seeds: list[int]) -> None:
     negatives = elsewhere = 0
     for nodes in sizes:
         for seed in seeds:
-            _result, q = run(nodes, seed, None)
+            _result, q, _naive = run(nodes, seed, None)
             cells = []
             for v in VERDICTS:
                 p, r = q[v]["precision"], q[v]["recall"]
@@ -126,9 +206,13 @@ def main() -> None:
     parser.add_argument("--quality", action="store_true", help="P/R table instead of scaling")
     parser.add_argument("--keep", type=Path, help="write the databases here and keep them")
     parser.add_argument("--detect", help=argparse.SUPPRESS)
+    parser.add_argument("--naive", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.detect:
         detect_in_this_process(args.detect)
+        return
+    if args.naive:
+        naive_in_this_process(args.naive)
         return
     if args.quality:
         sizes = [int(s) for s in (args.sizes or "5000,20000").split(",")]

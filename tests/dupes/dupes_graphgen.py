@@ -8,7 +8,11 @@ Every case named in issue 12 is planted, each as a group of node ids with the ve
   hours, weekly, weekdays only (gaps 24/72 h), daily with missed runs, a job that starts inside
   one morning window on irregular days; titles carrying dates, times, run numbers, short hex or
   alphanumeric run ids (`run-3f9a2c`) and UUIDs; some families are "quiet runs" with identical
-  bodies (never SAFE-MERGE).
+  bodies (never SAFE-MERGE). Issue 32's shapes too (`dupes_graphgen_runs.py`): quiet watchers
+  whose runs are mostly byte-identical, reports, digests and checks titled by a counter, a date
+  in another format or nothing that varies, over one body template with varying numbers, a
+  series split across two writers; and two hosts' same check, one writer's two reports (each
+  its own family).
 - SAFE-MERGE: a node saved twice or three times (identical bodies up to whitespace), under the
   same title, a "(copy)" title or another title; three saves in a burst by one agent.
 - HUMAN-DECISION: edited copies (body shingle Jaccard 0.42-0.78) under reworded titles:
@@ -22,7 +26,8 @@ Every case named in issue 12 is planted, each as a group of node ids with the ve
   meeting series titled by date (typed in the UI, by a person, or by a note-taking app at
   irregular hours), `Merged PR #N` series from a webhook (bursty arrivals), an importer's bursts
   minutes apart, a person's daily journal typed in the UI every evening, stubs under different
-  titles, and "Untitled" nodes (some empty).
+  titles, "Untitled" nodes (some empty), and an agent's alerts under one title whenever
+  something breaks.
 
 Nothing here looks at how the detector works: cases are drawn from the description of what a
 real graph holds, and the similarity ranges are properties of the planted text.
@@ -32,87 +37,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from dupes_graphgen_negatives import HardNegatives
-from dupes_graphgen_text import DAY, EPOCH_2024, HOUR, VERDICTS, shingle_jaccard
+from dupes_graphgen_runs import REPORT_TITLES, RunFamilies
+from dupes_graphgen_text import DAY, VERDICTS, shingle_jaccard
 
 __all__ = ["GeneratedGraph", "generate", "score", "shingle_jaccard"]
 
-_ID_CHARS = "abcdefghjkmnpqrstuvwxyz23456789"
-_SHAPES = ["daily", "hourly", "every-6h", "every-4h", "weekly", "weekdays", "missed", "window"]
-_TITLES = ["date", "datetime", "runno", "hex", "alnum", "uuid", "month"]
-_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-
-class GeneratedGraph(HardNegatives):
+class GeneratedGraph(RunFamilies):
     """Rows for an RA-H OS database plus the answer key (`planted`, `negatives`)."""
 
     # -- planted cases ---------------------------------------------------------------------
-
-    def run_family(self, w: int) -> None:
-        rng = self.rng
-        name = f"{rng.choice(['digest', 'sweep', 'sync', 'crawl', 'backup', 'report'])}-bot-{w}"
-        shape = _SHAPES[w % len(_SHAPES)]  # every shape at every size
-        runs = rng.randint(8, 60) if shape != "weekly" else rng.randint(5, 20)
-        start = EPOCH_2024 + rng.randint(0, 200) * DAY + rng.choice([2, 6, 7, 9, 18]) * HOUR
-        jitter = rng.uniform(5, 300)  # a cron job starts within seconds to minutes
-        times: list[float] = []
-        t = start
-        while len(times) < runs:
-            if shape == "weekdays" and ((t - EPOCH_2024) // DAY + 0) % 7 in (5, 6):
-                t += DAY  # 2024-01-01 is a Monday: skip Saturday and Sunday
-                continue
-            if shape == "missed" and rng.random() < 0.2:
-                t += DAY
-                continue
-            if shape == "window":
-                if rng.random() < 0.35:
-                    t += DAY
-                    continue
-                times.append(t + rng.uniform(0, 40 * 60))  # starts at first login, 40 min window
-                t += DAY
-                continue
-            times.append(t + rng.uniform(-jitter, jitter))
-            t += {
-                "hourly": HOUR,
-                "every-6h": 6 * HOUR,
-                "every-4h": 4 * HOUR,
-                "weekly": 7 * DAY,
-            }.get(shape, DAY)
-        title_shape = _TITLES[(w + w // len(_SHAPES)) % len(_TITLES)]
-        label = rng.choice(["Daily digest", "Inbox sweep", "Feed crawl", "Metrics snapshot"])
-        quiet = rng.random() < 0.25
-        quiet_body = (
-            f"Quiet run of {name}: nothing new since the last run. No items collected, no alerts "
-            "raised, nothing to summarise. Next run as scheduled."
-        )
-        writer_key = rng.choice(["agent", "created_by", "writer", "dimension"])
-        template_words = self.sentence(10)
-        ids = []
-        for k, at in enumerate(times):
-            stamp = self.stamp(at)
-            run_title = {
-                "date": f"{label} {stamp[:10]}",
-                "datetime": f"{label} {stamp[:10]} {stamp[11:16]}",
-                "runno": f"{label}: run #{k + 1}",
-                "hex": f"{label} run-{rng.getrandbits(24):06x}",
-                "alnum": f"{label} job {''.join(rng.choices(_ID_CHARS, k=6))}",
-                "uuid": f"{label} {uuid.UUID(int=rng.getrandbits(128))}",
-                "month": f"{label} {stamp[8:10]} {_MONTHS[int(stamp[5:7]) - 1]} {stamp[:4]}",
-            }[title_shape]
-            body = quiet_body if quiet else f"{template_words} {self.body(30, 90)}"
-            meta: dict[str, Any] = {}
-            dims: list[str] = []
-            if writer_key == "dimension":
-                dims = [f"agent:{name}"]
-            else:
-                meta[writer_key] = name
-            ids.append(self.add(f"{run_title}", body, at, meta, dims))
-        self.plant("WRITER-DEFECT", f"{shape}/{title_shape}{'/quiet' if quiet else ''}", ids)
 
     def copies(self) -> None:
         rng = self.rng
@@ -197,6 +135,18 @@ class GeneratedGraph(HardNegatives):
         n = max(1, round(scale))
         for w in range(max(6, round(20 * scale))):
             self.run_family(w)
+        for w in range(max(3, round(6 * scale))):
+            self.quiet_watcher(w)
+        self.report_offset = self.rng.randrange(len(REPORT_TITLES))
+        for w in range(max(4, round(12 * scale))):
+            self.template_report(w)
+        for w in range(max(2, round(4 * scale))):
+            self.split_series(w)
+        for w in range(max(1, round(2 * scale))):
+            self.parallel_hosts(w)
+            self.two_reports(w)
+        for _ in range(max(2, round(6 * scale))):
+            self.unscheduled_alerts()
         for _ in range(round(150 * scale)):
             self.copies()
         for _ in range(round(150 * scale)):
