@@ -8,7 +8,7 @@ import random
 import pytest
 
 from tamis.dupes import DupesConfig
-from tamis.dupes.families import schedule_of
+from tamis.dupes.schedule import schedule_of
 
 H = 3600.0
 MONDAY = 1_704_067_200.0 + 6 * H  # 2024-01-01 06:00 UTC

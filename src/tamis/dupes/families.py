@@ -1,13 +1,13 @@
-"""WRITER-DEFECT: one writer adding a node per scheduled run, instead of updating one node.
+"""WRITER-DEFECT: one job adding a node per scheduled run, instead of updating one node.
 
-A run family is every node of one writer whose titles share one template (dates, times, run
-numbers and ids masked), at least `family_min_nodes` of them, created on a real schedule:
-
-- a period of at least `min_period_hours` (faster is a burst: an import, a paste), with every gap
-  (or `schedule_regularity` of them) on that period or a small multiple of it (weekends, missed
-  runs), within `schedule_tolerance` of the period and `schedule_max_jitter_minutes`; or
-- runs on distinct days that all start inside one `window_minutes` window of the time of day
-  (a job started at first login).
+A run family is what a person recognises as one job's per-run records: nodes of one writer
+whose titles share one template (dates, times, counters and run ids masked: `titles.py`), at
+least `family_min_nodes` of them, created on a real schedule (`schedule.py`: a period of an hour
+or more, gaps on it or small multiples of it, or starts inside one window of the time of day).
+Bodies do not matter here: a quiet watcher's identical "nothing new" bodies and a report's
+template with varying numbers are run records alike. A job that carried on under a second
+writer name (moved to another cron host) or a one-word title change is one family when its
+stretches never overlap and share one body template and cadence (`jobs.py`).
 
 People and the UI are never writers here (`human_writers`). Members are kept out of the other
 verdicts: merging audit records would lose them.
@@ -15,118 +15,21 @@ verdicts: merging audit records would lose them.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise
 
 from tamis.dupes.config import DupesConfig
+from tamis.dupes.jobs import JobJoiner, Stretch
 from tamis.dupes.models import Item, NodeRecord, id_sort_key
 from tamis.dupes.read_fields import Graph
+from tamis.dupes.schedule import Schedule, schedule_of
 from tamis.dupes.similarity import jaccard, shingles
 from tamis.dupes.titles import title_similarity, title_template
 
 _TITLE_SAMPLE = 5
 _FAMILY_BODY_SAMPLE = 10
-_NAMES = {3600.0: "hourly", 86400.0: "daily", 604800.0: "weekly"}
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """What made a family's creation times a schedule, in words a person can check."""
-
-    label: str  # "daily", "every 6 h", "daily window 07:00-07:40 UTC"
-    why: str  # "every gap 1-3 x 24 h (+/- 12 min)"
-
-
-def _period_name(seconds: float) -> str:
-    for value, name in _NAMES.items():
-        if abs(seconds - value) <= 0.01 * value:
-            return name
-    if seconds < 86400:
-        return f"every {seconds / 3600:g} h"
-    return f"every {seconds / 86400:g} days"
-
-
-def _short(seconds: float) -> str:
-    return f"{seconds / 3600:g} h" if seconds < 86400 * 2 else f"{seconds / 86400:g} days"
-
-
-def _on_period(gaps: list[float], period: float, config: DupesConfig) -> list[int] | None:
-    """The multiple of `period` each gap is on, or None when too many gaps are off it."""
-    tol = _tolerance(period, config)
-    multiples = []
-    for gap in gaps:
-        k = round(gap / period)
-        if 1 <= k <= config.schedule_max_multiple and abs(gap - k * period) <= tol:
-            multiples.append(k)
-    allowed_off = int((1 - config.schedule_regularity) * len(gaps) + 1e-9)
-    if not multiples or len(multiples) < len(gaps) - allowed_off:
-        return None
-    step = math.gcd(*multiples)
-    if multiples.count(step) < config.schedule_min_consecutive * len(gaps):
-        return None  # mostly long silences: arrivals that happen to land near a period
-    return multiples
-
-
-def _tolerance(period: float, config: DupesConfig) -> float:
-    return min(config.schedule_tolerance * period, config.schedule_max_jitter_minutes * 60)
-
-
-def schedule_of(times: list[float], config: DupesConfig) -> Schedule | None:
-    """The schedule these creation times follow, or None when they follow none."""
-    times = sorted(times)
-    if len(times) < max(3, config.family_min_nodes):
-        return None
-    gaps = [b - a for a, b in pairwise(times)]
-    floor = config.min_period_hours * 3600
-    periods = sorted({p * 3600 for p in config.schedule_periods_hours if p * 3600 >= floor})
-    periods.reverse()  # the longest configured period that fits names the schedule...
-    if len(times) >= 6 and statistics.median(gaps) >= floor:
-        periods.append(statistics.median(gaps))  # ...else the typical gap, given enough runs
-    for period in periods:
-        multiples = _on_period(gaps, period, config)
-        if multiples is None:
-            continue
-        step = math.gcd(*multiples)
-        tol = _tolerance(period, config)
-        spread = f"{min(multiples)}" if min(multiples) == max(multiples) else (
-            f"{min(multiples)}-{max(multiples)}"
-        )
-        on = f"{len(multiples)} of {len(gaps)} gaps" if len(multiples) < len(gaps) else (
-            "every gap"
-        )
-        return Schedule(
-            _period_name(period * step),
-            f"{on} {spread} x {_short(period)} (+/- {tol / 60:.0f} min)",
-        )
-    return _time_of_day_window(times, config)
-
-
-def _time_of_day_window(times: list[float], config: DupesConfig) -> Schedule | None:
-    if config.window_minutes <= 0 or len(times) < config.window_min_nodes:
-        return None
-    stamps = [datetime.fromtimestamp(t, UTC) for t in times]
-    if all(t % 86400 == 0 for t in times):
-        return None  # dates without a time of day (`2024-05-01`) say nothing about a window
-    if len({s.date() for s in stamps}) < len(stamps):
-        return None  # two runs on one day: not a once-a-day start
-    minutes = sorted(s.hour * 60 + s.minute + s.second / 60 for s in stamps)
-    gaps = [b - a for a, b in pairwise(minutes)] + [minutes[0] + 1440 - minutes[-1]]
-    widest = max(range(len(gaps)), key=gaps.__getitem__)
-    width = 1440 - gaps[widest]
-    if width > config.window_minutes:
-        return None
-    start = minutes[(widest + 1) % len(minutes)]
-    end = (start + width) % 1440
-
-    def hhmm(m: float) -> str:
-        return f"{int(m) // 60:02d}:{int(m) % 60:02d}"
-
-    window = f"{hhmm(start)}-{hhmm(end)} UTC"
-    return Schedule(f"daily window {window}", f"{len(times)} runs on distinct days, all {window}")
 
 
 def _one_template(templates: list[str]) -> str:
@@ -169,13 +72,9 @@ def _template_groups(templates: dict[str, list[int]]) -> list[list[str]]:
     return list(groups.values())
 
 
-def find_run_families(graph: Graph, config: DupesConfig) -> tuple[list[Item], set[int]]:
-    """WRITER-DEFECT items, and the indexes of their members (kept out of the other verdicts).
-
-    A writer's templates that differ in one token are tried together first; when their runs
-    together follow no schedule, each template is tried alone.
-    """
-    nodes = graph.nodes
+def _stretches(nodes: list[NodeRecord], config: DupesConfig) -> list[Stretch]:
+    """Each writer's runs by title template: templates that differ in a run id are tried
+    together first; when their runs together follow no schedule, each template stands alone."""
     humans = {h.casefold() for h in config.human_writers}
     by_writer: defaultdict[str, defaultdict[str, list[int]]] = defaultdict(
         lambda: defaultdict(list)
@@ -187,26 +86,43 @@ def find_run_families(graph: Graph, config: DupesConfig) -> tuple[list[Item], se
             continue
         by_writer[node.writer][title_template(node.title)].append(i)
 
-    items: list[Item] = []
-    members_all: set[int] = set()
+    def stretch(writer: str, template: str, members: list[int]) -> Stretch:
+        members = sorted(members, key=lambda i: nodes[i].created or 0.0)
+        times = [nodes[i].created or 0.0 for i in members]
+        found = None
+        if len(members) >= config.family_min_nodes:
+            found = schedule_of(times, config)
+        return Stretch(writer, template, members, times, found)
 
-    def consider(writer: str, template: str, members: list[int]) -> bool:
-        if len(members) < config.family_min_nodes:
-            return False
-        schedule = schedule_of([nodes[i].created or 0.0 for i in members], config)
-        if schedule is None:
-            return False
-        members_all.update(members)
-        items.append(_family_item(graph, config, writer, template, members, schedule))
-        return True
-
+    out: list[Stretch] = []
     for writer, templates in by_writer.items():
         for group in _template_groups(templates):
-            joined = [i for t in group for i in templates[t]]
-            if len(group) > 1 and consider(writer, _one_template(group), joined):
-                continue
-            for template in group:
-                consider(writer, template, templates[template])
+            if len(group) > 1:
+                runs = [i for t in group for i in templates[t]]
+                joined = stretch(writer, _one_template(group), runs)
+                if joined.schedule is not None:
+                    out.append(joined)
+                    continue
+            out.extend(stretch(writer, t, templates[t]) for t in group)
+    return out
+
+
+def find_run_families(graph: Graph, config: DupesConfig) -> tuple[list[Item], set[int]]:
+    """WRITER-DEFECT items, and the indexes of their members (kept out of the other verdicts)."""
+    nodes = graph.nodes
+
+    def bodies_of(members: list[int]) -> list[str]:
+        texts = graph.bodies(nodes[i].id for i in members)
+        return [texts.get(nodes[i].id, "") for i in members]
+
+    items: list[Item] = []
+    members_all: set[int] = set()
+    for job, schedule in JobJoiner(config, bodies_of).jobs(_stretches(nodes, config)):
+        members = [i for s in job for i in s.members]
+        if schedule is None or len(members) < config.family_min_nodes:
+            continue
+        members_all.update(members)
+        items.append(_family_item(graph, config, job, schedule))
     return items, members_all
 
 
@@ -216,20 +132,17 @@ def _iso(epoch: float | None) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _family_item(
-    graph: Graph,
-    config: DupesConfig,
-    writer: str,
-    template: str,
-    members: list[int],
-    schedule: Schedule,
-) -> Item:
+def _family_item(graph: Graph, config: DupesConfig, job: list[Stretch], schedule: Schedule) -> Item:
     """The item for one run family; body similarity is the mean over its latest runs."""
     nodes: list[NodeRecord] = graph.nodes
+    members = [i for s in job for i in s.members]
+    writers = list(dict.fromkeys(s.writer for s in job))
+    writer, template = writers[0], _one_template([s.template for s in job])
     by_time = sorted(members, key=lambda i: (nodes[i].created or 0.0, id_sort_key(nodes[i].id)))
     first, last = nodes[by_time[0]], nodes[by_time[-1]]
     ordered = sorted(members, key=lambda i: id_sort_key(nodes[i].id))
-    title_sim = min(title_similarity(first.title, nodes[i].title) for i in by_time[:50])
+    earliest = {nodes[i].title for i in by_time[:50]}  # a quiet job repeats one title
+    title_sim = min(title_similarity(first.title, title) for title in earliest)
     recent = [nodes[i] for i in by_time[-_FAMILY_BODY_SAMPLE:] if nodes[i].body_hash is not None]
     body_sim: float | None = None
     if len(recent) >= 2:
@@ -237,29 +150,31 @@ def _family_item(
         sets = [shingles(texts.get(n.id, ""), config.shingle_size) for n in recent]
         body_sim = round(statistics.fmean(jaccard(a, b) for a, b in pairwise(sets)), 3)
     span = ((last.created or 0.0) - (first.created or 0.0)) / 86400.0
-    why = (
-        f"writer {writer}: {len(members)} nodes titled \"{template}\", {schedule.label}: "
-        f"{schedule.why}"
-    )
+    who = f"writer {writer}"
+    if len(writers) > 1:
+        moved = next(s for s in job if s.writer != writer)
+        who = f"writer {writer}, then {', '.join(writers[1:])} from {_iso(moved.first)}"
+    by = "one writer" if len(writers) == 1 else f"one job under {len(writers)} writer names"
+    why = f"{who}: {len(members)} nodes titled \"{template}\", {schedule.label}: {schedule.why}"
     return Item(
         key=f"WRITER-DEFECT|{writer}|{template}",
         verdict="WRITER-DEFECT",
         ids=[nodes[i].id for i in ordered],
         titles=[nodes[i].title for i in ordered[:_TITLE_SAMPLE]],
         action=(
-            f"never merge: each node is one run's audit record; fix writer {writer!r} "
+            f"never merge: each node is one run's audit record; fix writer {writers[-1]!r} "
             "to update one node instead of adding one per run"
         ),
         title_similarity=round(title_sim, 3),
         body_similarity=body_sim,
         template=template,
         run_family=True,
-        agents=[writer],
+        agents=writers,
         span_days=round(span, 1),
         cadence=schedule.label,
         first_created=_iso(first.created),
         last_created=_iso(last.created),
         reason="schedule",
         why=why,
-        notes=[f"{len(members)} nodes from one template, one writer, {schedule.label}"],
+        notes=[f"{len(members)} nodes from one template, {by}, {schedule.label}"],
     )

@@ -87,30 +87,37 @@ _MONTHS = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 _ORD = r"(?:st|nd|rd|th)?"
+_WEEKDAYS = r"mon|tues?|wed|thu(?:rs?)?|fri|sat|sun"
 _TEMPLATE_MASKS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
-    (
-        re.compile(
+    (re.compile(pattern, re.I), replacement)
+    for pattern, replacement in [
+        (r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<id>"),
+        (
             r"\b\d{4}-\d{1,2}-\d{1,2}[t ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?",
-            re.I,
+            "<date> <time>",
         ),
-        "<date> <time>",
-    ),
-    (re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b"), "<date>"),
-    (re.compile(r"\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b"), "<date>"),
-    (re.compile(rf"\b\d{{1,2}}{_ORD}\s+(?:{_MONTHS})\.?,?\s+\d{{4}}\b", re.I), "<date>"),
-    (re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}{_ORD},?\s+\d{{4}}\b", re.I), "<date>"),
-    (re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{4}}\b", re.I), "<date>"),
-    (re.compile(rf"\b\d{{1,2}}{_ORD}\s+(?:{_MONTHS})\b", re.I), "<date>"),
-    (re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}{_ORD}\b", re.I), "<date>"),
-    (re.compile(r"\b\d{4}-(?:w\d{1,2}|q[1-4]|\d{2})\b", re.I), "<date>"),
-    (re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?:\s?utc|z)?\b", re.I), "<time>"),
-    (re.compile(r"\b\d{1,2}\s?[ap]\.?m\b\.?", re.I), "<time>"),
-    (re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I), "<day>"),
-    # Run ids: hex of 6+ characters, or 5+ letters and digits mixed (`3f9a2c`, `r7x9k2`).
-    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b", re.I), "<id>"),
-    (re.compile(r"\b(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{5,}\b", re.I), "<id>"),
-    (re.compile(r"\d+"), "<n>"),
+        (rf"\b\d{{1,2}}{_ORD}\s+of\s+(?:{_MONTHS})\b(?:,?\s+\d{{4}}\b)?", "<date>"),
+        (r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b", "<date>"),
+        (r"\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b", "<date>"),
+        (rf"\b\d{{1,2}}{_ORD}\s+(?:{_MONTHS})\.?,?\s+\d{{4}}\b", "<date>"),
+        (rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}{_ORD},?\s+\d{{4}}\b", "<date>"),
+        (rf"\b(?:{_MONTHS})\.?\s+\d{{4}}\b", "<date>"),
+        (rf"\b\d{{1,2}}{_ORD}\s+(?:{_MONTHS})\b", "<date>"),
+        (rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}{_ORD}\b", "<date>"),
+        (r"\b\d{4}-(?:w\d{1,2}|q[1-4]|\d{2})\b", "<date>"),
+        (r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?:\s?utc|z)?\b", "<time>"),
+        (r"\b\d{1,2}\s?[ap]\.?m\b\.?", "<time>"),
+        (r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", "<day>"),
+        # A weekday's short name beside a date (`Wed 1 May`, `1 May (Wed)`); alone, `Sun` is a
+        # word.
+        (rf"\b(?:{_WEEKDAYS})\b\.?(?=,?\s*<date>)", "<day>"),
+        (rf"(?<=<date>)(,?\s*\(?)(?:{_WEEKDAYS})\b\.?", r"\1<day>"),
+        (r"\b\d+(?:st|nd|rd|th)\b", "<n>"),  # a counter or a day: `3rd run`
+        # Run ids: hex of 6+ characters, or 5+ letters and digits mixed (`3f9a2c`, `r7x9k2`).
+        (r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b", "<id>"),
+        (r"\b(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{5,}\b", "<id>"),
+        (r"\d+", "<n>"),
+    ]
 ]
 
 
