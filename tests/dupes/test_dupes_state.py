@@ -68,6 +68,26 @@ def test_a_family_that_grew_is_unfixed_and_names_its_writer(
     assert item(report, "SAFE-MERGE").status == "seen"
 
 
+def test_a_job_that_moved_to_another_writer_keeps_its_key_and_names_the_new_one(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "state.json"
+    nodes = [another_digest(day) for day in range(1, 6)]
+    find_duplicates(nodes=nodes, state=state)
+
+    moved = [{**another_digest(day), "metadata": {"agent": "digest@scheduler"}}
+             for day in (6, 7, 8)]
+    report = find_duplicates(nodes=nodes + moved, state=state)
+
+    (family,) = report.items
+    assert family.agents == ["digest-bot", "digest@scheduler"]
+    assert (family.status, family.added_ids) == ("UNFIXED", [505, 506, 507])
+    assert family.action.startswith(
+        "UNFIXED: writer digest@scheduler (earlier digest-bot) still adds a node per run (+3"
+    )
+    assert report.vanished == []
+
+
 def test_new_and_vanished_clusters_are_marked(
     make_db: Callable[..., Path], nodes: list[dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -1,9 +1,10 @@
 """The report over time: compare with the previous one, then keep the new one (atomically).
 
-Items are matched by their stable `key` (writer and template for a run family, body hash for
+Items are matched by their stable `key` (first writer and template for a run family, body hash for
 SAFE-MERGE, smallest id for HUMAN-DECISION). Each item is marked `new`, `seen` or `changed`; a
 run family that gained nodes since the previous report is `UNFIXED`, naming its writer: the
-writer still adds a node per run. Clusters of the previous report no longer found are `vanished`.
+writer still adds a node per run (a job that moved keeps its key, its first writer's, and the
+current writer is named). Clusters of the previous report no longer found are `vanished`.
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ def compare_with_previous(report: Report, previous: PreviousItems) -> None:
         if item.run_family and added:
             item.status = "UNFIXED"
             item.added_ids = added
-            writers = ", ".join(item.agents)
+            writer = item.agents[-1] if item.agents else "?"
+            earlier = f" (earlier {', '.join(item.agents[:-1])})" if len(item.agents) > 1 else ""
             item.action = (
-                f"UNFIXED: writer {writers} still adds a node per run "
+                f"UNFIXED: writer {writer}{earlier} still adds a node per run "
                 f"(+{len(added)} since the last report); " + item.action
             )
         elif added or old_ids != set(item.ids):
