@@ -44,6 +44,8 @@ def _mix64(h: np.ndarray) -> np.ndarray:
 
 # Tabulation hashing of words: one random 64-bit value per (position in word mod 32, byte).
 _TABLE = np.random.default_rng(20240501).integers(0, 2**63, size=(32, 256), dtype=np.uint64)
+_TABLE[:, :33] = 0  # space and control bytes separate words: they add nothing to a word's sum
+_TABLE_FLAT = _TABLE.ravel()  # row-major: entry (position, byte) at position * 256 + byte
 
 
 class BodySketcher:
@@ -94,9 +96,10 @@ class BodySketcher:
         np.maximum.accumulate(offset, out=offset)
         np.subtract(np.arange(len(buf), dtype=np.int32), offset, out=offset)
         offset &= 31
-        values = _TABLE[offset, buf]
+        offset <<= 8
+        offset |= buf
+        values = np.take(_TABLE_FLAT, offset)  # one flat gather: half the time of _TABLE[o, b]
         del offset
-        values[~letter] = 0
         with np.errstate(over="ignore"):
             prefix = np.cumsum(values, dtype=np.uint64)
             del values
@@ -135,9 +138,11 @@ class BodySketcher:
     def _sign(self, index: np.ndarray, h: np.ndarray, doc: np.ndarray) -> None:
         assert self._stop is not None
         n, k = len(index), self.size
-        if len(self._stop):
-            common = np.isin(h, self._stop)
-            h, doc = h[~common], doc[~common]
+        if len(self._stop):  # sorted (np.unique): a binary search, not isin's sort of h
+            at = np.searchsorted(self._stop, h)
+            at[at == len(self._stop)] = 0
+            rare = self._stop[at] != h
+            h, doc = h[rare], doc[rare]
         slot = doc * k + (h % np.uint64(k)).astype(np.int64)
         flat = np.full(n * k, _EMPTY, dtype=np.uint64)
         np.minimum.at(flat, slot, h)
@@ -197,6 +202,21 @@ def _bands(sig: np.ndarray, rows: int) -> np.ndarray:
     return _mix64(acc)
 
 
+def _bucket_pairs(
+    order: np.ndarray, starts: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair inside each bucket `order[start : start + size]`, all buckets at once: each
+    member is repeated once per member after it in its bucket, and paired with those."""
+    if not len(sizes):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    member = np.repeat(starts, sizes) + within  # where each member stands in `order`
+    after = np.repeat(sizes, sizes) - 1 - within  # members after it in its bucket
+    left = np.repeat(member, after)
+    right = left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(after) - after, after)
+    return order[left], order[right]
+
+
 def lsh_pairs(
     sketches: Sketches, keep: np.ndarray, min_estimate: float, max_bucket: int = 200
 ) -> list[tuple[int, int]]:
@@ -213,24 +233,19 @@ def lsh_pairs(
         return []
     codes: list[np.ndarray] = []
     for band in range(bands.shape[1]):
-        order = np.argsort(bands[:, band], kind="stable")
+        order = np.argsort(bands[:, band])  # any order inside a bucket: pairs are min-max
         col = bands[order, band]
         same = col[1:] == col[:-1]
         if not same.any():
             continue
         starts = np.flatnonzero(np.concatenate(([True], ~same)))
         sizes = np.diff(np.concatenate((starts, [n])))
-        pairs_at = starts[sizes == 2]
-        a, b = order[pairs_at], order[pairs_at + 1]
+        paired = (sizes >= 2) & (sizes <= max_bucket)
+        a, b = _bucket_pairs(order, starts[paired], sizes[paired])
         codes.append(np.minimum(a, b) * n + np.maximum(a, b))
-        for start, size in zip(starts[sizes > 2], sizes[sizes > 2], strict=True):
+        for start, size in zip(starts[sizes > max_bucket], sizes[sizes > max_bucket], strict=True):
             members = np.sort(order[start : start + size])
-            if size > max_bucket:
-                left, right = members[:-1], members[1:]
-            else:
-                iu = np.triu_indices(int(size), 1)
-                left, right = members[iu[0]], members[iu[1]]
-            codes.append(left * n + right)
+            codes.append(members[:-1] * n + members[1:])
     if not codes:
         return []
     unique = np.unique(np.concatenate(codes))
