@@ -30,7 +30,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_core import raw_hits
 from bench_relevance import DEFAULT_DATA, serve
 
-from tamis import typed
 from tamis.core import Tamis, to_result
 from tamis.models import SearchRequest
 from tamis.pipeline.explain import explain_url
@@ -64,7 +63,7 @@ async def api_answers(serps: Path) -> list[str]:
                     continue
                 resp = await layer.search(SearchRequest(query=q), extract=False,
                                           explain=True, max_results=1000)
-                out.append(json.dumps(_zero_timings(typed.to_data(resp)),
+                out.append(json.dumps(_zero_timings(resp.model_dump(mode="json")),
                                       ensure_ascii=False, sort_keys=False))
     finally:
         server.shutdown()
@@ -83,9 +82,9 @@ def core_answers() -> list[str]:
         ranked = rank(kept, query, policy.ranking)
         out.append(json.dumps({
             "query": query,
-            "results": [typed.to_data(to_result(i, item, True))
+            "results": [to_result(i, item, True).model_dump(mode="json")
                         for i, item in enumerate(ranked, 1)],
-            "dropped": [typed.to_data(d) for d in invalid + dropped],
+            "dropped": [d.model_dump(mode="json") for d in invalid + dropped],
         }, ensure_ascii=False))
     return out
 

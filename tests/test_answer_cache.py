@@ -14,7 +14,6 @@ import pytest
 from loopback import LoopbackServer, Reply
 
 import tamis.core
-from tamis import typed
 from tamis.core import Tamis
 from tamis.models import SearchRequest, SearchResponse
 from tamis.settings import load_config
@@ -59,7 +58,7 @@ def run(layer: Tamis, request: SearchRequest | str = QUERY, **options: Any) -> S
 
 
 def dumped(response: SearchResponse) -> dict[str, Any]:
-    return typed.to_data(response)
+    return response.model_dump(mode="json")
 
 
 def test_a_repeat_is_the_stored_answer_without_asking_or_ranking(

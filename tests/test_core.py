@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 import pytest
 from loopback import LoopbackServer, Reply
@@ -20,8 +19,8 @@ def replay_config():  # type: ignore[no-untyped-def]
     config = load_config(None, overrides={"store": {"url": "memory:"},
                                           "extraction": {"allow_private_hosts": ["127.0.0.1"]}
                                           }).config
-    return replace(config, backends=[
-        LineConfig(name="searxng", type="replay", path=recordings_dir())])
+    return config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
 
 
 def test_python_api_search() -> None:

@@ -4,7 +4,6 @@ a config replaced on the layer is the policy of its next search."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from pathlib import Path
 
 from fake_searxng import FakeSearXNG
@@ -25,10 +24,10 @@ def test_a_replaced_policy_is_used_by_the_next_search(tmp_path: Path) -> None:
             async with Tamis(str(path)) as layer:
                 before = [r.host for r in (await layer.search(PROXMOX, extract=False)).results]
                 policy = layer.config.policy
-                refused = replace(policy.non_answer,
-                                  hosts=[*policy.non_answer.hosts, before[0]])
-                layer.config = replace(layer.config,
-                                       policy=replace(policy, non_answer=refused))
+                refused = policy.non_answer.model_copy(update={
+                    "hosts": [*policy.non_answer.hosts, before[0]]})
+                layer.config = layer.config.model_copy(update={
+                    "policy": policy.model_copy(update={"non_answer": refused})})
                 after = [r.host for r in (await layer.search(PROXMOX, extract=False)).results]
                 for _ in range(RULES_REUSE + 1):  # compiled again after RULES_REUSE searches
                     layer._rules()

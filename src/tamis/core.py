@@ -19,11 +19,9 @@ import functools
 import os
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tamis import typed
 from tamis.backends.registry import make_adapters
 from tamis.errors import SearchFailed
 from tamis.http_client import tamis_client
@@ -166,7 +164,7 @@ class Tamis:
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is None:
             return response, None, None
-        answer = typed.to_data(response)
+        answer = response.model_dump(mode="json")
         stored = None
         if answer_cache.storable(
                 answer, [a.status for a in line_answers],
@@ -182,8 +180,8 @@ class Tamis:
         stored = answer_cache.parse(raw)
         if stored is None:
             return None
-        try:
-            return typed.from_data(SearchResponse, stored)
+        try:  # strict: what tamis wrote, each value of its own type
+            return SearchResponse.model_validate(stored, strict=True)
         except ValueError:
             return None
 
@@ -201,9 +199,7 @@ class Tamis:
     @functools.cached_property
     def config_hash(self) -> str:
         """A hash of the effective config: any change to it is a new answer-cache key."""
-        from tamis.typed import to_data
-
-        return answer_cache.digest(to_data(self.config))
+        return answer_cache.digest(self.config.model_dump(mode="json"))
 
     def answer_key(self, request: SearchRequest | str, *, extract: bool, explain: bool,
                    max_results: int | None = None, budget: int | None = None) -> str | None:
@@ -213,7 +209,7 @@ class Tamis:
             return None
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        asked = typed.to_data(request, exclude_defaults=True)
+        asked = request.model_dump(mode="json", exclude_defaults=True)
         asked["query"] = request.query.strip()
         return answer_cache.answer_key(self.config_hash, asked, {
             "extract": extract, "explain": explain, "max_results": max_results,
@@ -228,7 +224,7 @@ class Tamis:
             request = SearchRequest(query=request)
         query = check_query(request.query)
         check_budget(budget)
-        request = replace(request, query=query)
+        request = request.model_copy(update={"query": query})
         limit = max_results or request.max_results or self.config.max_results
         cfg = self.config
         start = time.perf_counter()
@@ -264,8 +260,8 @@ class Tamis:
 
         extraction = cfg.extraction
         if budget is not None:
-            extraction = replace(extraction, total_chars=budget,
-                                 per_item_chars=min(extraction.per_item_chars, budget))
+            extraction = extraction.model_copy(update={
+                "total_chars": budget, "per_item_chars": min(extraction.per_item_chars, budget)})
         summary = ExtractionSummary(budget=extraction.total_chars)
         if extract and results and extraction.top_n > 0 and extraction.total_chars > 0:
             from tamis.extract import extract_results
@@ -276,7 +272,7 @@ class Tamis:
                 env=self.env,
             )
             # on_failure: drop may have removed results: ranks stay 1..n without gaps.
-            results = [r if r.rank == i else replace(r, rank=i)
+            results = [r if r.rank == i else r.model_copy(update={"rank": i})
                        for i, r in enumerate(results, 1)]
         done = time.perf_counter()
 
@@ -347,8 +343,8 @@ async def asearch(query: str, *, config: Config | str | Path | None = None,
                   max_results: int | None = None, **params: Any) -> SearchResponse:
     """Search once: ``await tamis.asearch("query", time_range="year")``; parameters out of
     bounds raise pydantic's ValidationError."""
-    request = typed.validate(SearchRequest, {"query": query, "max_results": max_results,
-                                             **params})
+    request = SearchRequest.model_validate({"query": query, "max_results": max_results,
+                                            **params})
     async with Tamis(config) as layer:
         return await layer.search(request, extract=extract, explain=explain)
 

@@ -28,7 +28,6 @@ leave the stage that sent the request: the fan-out maps them once to an ``Answer
         +-- AliasRefused        a config file used a YAML alias (made a ConfigError by its reader)
         +-- SnapshotUnsupported a config value a stored snapshot cannot carry (validated instead)
         +-- InvalidURL          a result URL that cannot be a web page (dropped as invalid_url)
-        +-- DataError           stored data ``typed.from_data`` cannot read (a cache miss)
         +-- ExtractError        one page could not be had (its ``failed:<Type>`` status)
         +-- KindedFailure       a failure with a machine ``kind`` and a human ``detail``
             +-- WorkerError     the bounded parsing process: over its time, CPU or memory
@@ -128,11 +127,6 @@ class SnapshotUnsupported(StageError, ValueError):
 
 class InvalidURL(StageError, ValueError):
     """A result's URL that cannot be a web page (no scheme, javascript:, too long...)."""
-
-
-class DataError(StageError, ValueError):
-    """Data tamis stored (an answer, a line's cache entry) that ``tamis.typed.from_data``
-    cannot build its type from: the reader treats it as absent."""
 
 
 class ExtractError(StageError):

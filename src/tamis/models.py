@@ -3,22 +3,17 @@
 ``SearchRequest`` -> fan-out -> ``LineAnswer`` (``RawHit`` each) -> merge -> ``Candidate``
 -> filter (``Dropped``) -> rank -> extract -> ``SearchResponse`` (``Result`` each).
 
-Everything a user sees in JSON is a dataclass here, so ``docs/schema.json`` is generated
-from this file and real output is validated against it in the tests. Plain standard-library
-dataclasses (``tamis.typed``): pydantic reads the ``Field`` annotations only where a request is
-validated or the schema printed, so a CLI search never imports it.
+Everything a user sees in JSON is a pydantic model here, so ``docs/schema.json`` is generated
+from this file and real output is validated against it in the tests. ``Candidate`` is a plain
+dataclass: the pipeline builds it for every merged page and nothing outside ever sends one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import Literal
 
-from tamis import typed
-from tamis.records import Record  # == and repr shared, not compiled per class
-
-if TYPE_CHECKING:
-    from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1.0"
 
@@ -26,68 +21,43 @@ SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "co
 TimeRange = Literal["day", "week", "month", "year"]
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class SearchRequest(Record):
+class SearchRequest(BaseModel):
     """What was asked: the query and the optional parameters passed to backends."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+    model_config = ConfigDict(extra="forbid")
 
     query: str
-    max_results: Annotated[int | None, Field(description="Results returned; config default")] \
-        = None
+    max_results: int | None = Field(default=None, description="Results returned; config default")
     categories: str | None = None
     language: str | None = None
     time_range: TimeRange | None = None
-    safesearch: Annotated[int | None, Field(ge=0, le=2)] = None
-    pageno: Annotated[int | None, Field(ge=1)] = None
+    safesearch: int | None = Field(default=None, ge=0, le=2)
+    pageno: int | None = Field(default=None, ge=1)
     engines: str | None = None
-    include_domains: list[str] = field(default_factory=list)
-    exclude_domains: list[str] = field(default_factory=list)
+    include_domains: list[str] = Field(default_factory=list)
+    exclude_domains: list[str] = Field(default_factory=list)
 
     def cache_params(self) -> dict[str, object]:
         """The parameters that change a backend's answer (the cache key, with the query)."""
-        params = typed.to_data(self, exclude_defaults=True)
-        params.pop("max_results", None)
-        return params
+        return self.model_dump(mode="json", exclude={"max_results"}, exclude_defaults=True)
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class RawHit(Record):
+class RawHit(BaseModel):
     """One result as one line (backend) returned it, before any cleaning."""
 
     url: str
     title: str = ""
     snippet: str = ""
-    line: Annotated[str, Field(description="The line (configured backend) that returned it")]
-    engines: Annotated[list[str], Field(
-        description="Provenance labels, e.g. 'searxng:bing' or 'tavily'")]
-    positions: Annotated[list[int], Field(
-        description="1-based position per engine, parallel to engines")]
+    line: str = Field(description="The line (configured backend) that returned it")
+    engines: list[str] = Field(description="Provenance labels, e.g. 'searxng:bing' or 'tavily'")
+    positions: list[int] = Field(description="1-based position per engine, parallel to engines")
     published: str | None = None
 
 
-def checked_labels(labels: Any) -> list[str]:
-    """A copy of an adapter's provenance labels for ``RawHit.engines``; ValueError unless a
-    list of str (an adapter's hits are built from its backend's JSON)."""
-    if not isinstance(labels, list | tuple) or any(x.__class__ is not str for x in labels):
-        raise ValueError(f"RawHit engines: not a list of strings: {labels!r:.80}")
-    return list(labels)
-
-
-def checked_position(value: Any) -> int:
-    """An engine position for ``RawHit.positions`` as pydantic's lax ``int`` read it (an
-    int, a bool, an integral float, a string of digits); ValueError otherwise."""
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()) or (
-            isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
-        return int(value)
-    raise ValueError(f"RawHit positions: {value!r:.80} is not a whole number")
-
-
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Note(Record):
+class Note(BaseModel):
     """Something a backend, engine or stage reported: shown in the answer, never hidden."""
 
-    source: Annotated[str, Field(description="Line, engine or stage the note is about")]
+    source: str = Field(description="Line, engine or stage the note is about")
     kind: Literal[
         "unresponsive_engine",
         "line_failed",
@@ -111,8 +81,7 @@ OutcomeKind = Literal["answered", "no_key", "timeout", "deadline", "unreachable"
                       "failed", "unexpected"]
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class LineOutcome(Record):
+class LineOutcome(BaseModel):
     """How asking one line went, as data: the fan-out fills it, the answer and
     ``trust.health`` read it (never parsed back from a note's text). Internal: never in
     the JSON output or a recording."""
@@ -126,25 +95,23 @@ class LineOutcome(Record):
     message: str = ""  # the failure in one line (as in its note); "" when it answered
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class LineAnswer(Record):
+class LineAnswer(BaseModel):
     """What one line answered (or why it did not)."""
 
     line: str
-    order: Annotated[int, Field(
-        description="Index of the line in the config: the stable tie-break")]
+    order: int = Field(description="Index of the line in the config: the stable tie-break")
     status: Literal["ok", "empty", "failed", "timeout", "no_key"]
-    hits: list[RawHit] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    hits: list[RawHit] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
     seconds: float = 0.0
     cached: bool = False
     required: bool = False
     weight: float = 1.0
-    outcome: LineOutcome | None = field(default=None, metadata={"exclude": True})
+    outcome: LineOutcome | None = Field(default=None, exclude=True)
 
 
-@dataclass(slots=True, eq=False, repr=False)
-class Candidate(Record):
+@dataclass(slots=True)
+class Candidate:
     """One page after normalisation and merge: every variant folded under one key.
 
     Internal to the pipeline (never printed), so a plain dataclass: it is built for every
@@ -169,56 +136,50 @@ class Candidate(Record):
     published: str | None = None
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Dropped(Record):
+class Dropped(BaseModel):
     """A raw result that was not returned, with the rule that dropped it."""
 
     url: str
     reason: str
-    position: Annotated[int, Field(description="1-based index in the raw merged list")]
+    position: int = Field(description="1-based index in the raw merged list")
     title: str = ""
-    engines: list[str] = field(default_factory=list)
+    engines: list[str] = Field(default_factory=list)
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class ScoreParts(Record):
+class ScoreParts(BaseModel):
     """The components of a result's score, so every ranking decision can be explained."""
 
-    fusion: Annotated[float, Field(description="Engine evidence: engine_weight"
-                                   " / log2(position + 1) per engine, times the line's weight")]
-    relevance: Annotated[float, Field(
-        description="BM25 of title, snippet and URL words (tie-break)")]
+    fusion: float = Field(description="Engine evidence: engine_weight / log2(position + 1)"
+                          " per engine, times the line's weight")
+    relevance: float = Field(description="BM25 of title, snippet and URL words (tie-break)")
     prefer: float
     multi_engine: float
-    named: Annotated[float, Field(description="The query names this site")] = 0.0
-    off_topic: Annotated[float, Field(description="No query word in title, snippet, URL")] = 0.0
-    same_site: Annotated[float, Field(
-        description="Better-ranked results from this host")] = 0.0
+    named: float = Field(default=0.0, description="The query names this site")
+    off_topic: float = Field(default=0.0, description="No query word in title, snippet, URL")
+    same_site: float = Field(default=0.0, description="Better-ranked results from this host")
     demote: float
     total: float
     tier: Literal["primary", "normal", "demoted"]
     demote_reason: str | None = None
-    kept_by: Annotated[str | None, Field(description="The intent exception that kept a"
-                                         " result a non-answer rule would drop")] = None
-    lists: Annotated[list[str], Field(
+    kept_by: str | None = Field(default=None, description="The intent exception that kept a"
+                                " result a non-answer rule would drop")
+    lists: list[str] = Field(
+        default_factory=list,
         description="What community lists did: 'list:<name>:<line> <action>: <rule>', a"
-        " rewrite, or a copy sorted below its original")] = field(default_factory=list)
+        " rewrite, or a copy sorted below its original")
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class TextWarning(Record):
+class TextWarning(BaseModel):
     """A sentence of page text flagged for the agent (``docs/extraction.md``)."""
 
-    kind: Annotated[str, Field(
-        description="instructions_to_ai: text addressed to an AI, not the reader")]
-    offset: Annotated[int, Field(description="Where the sentence (or, with injections: drop,"
-                                 " its [removed: ...] marker) starts in the page's whole text")]
+    kind: str = Field(description="instructions_to_ai: text addressed to an AI, not the reader")
+    offset: int = Field(description="Where the sentence (or, with injections: drop, its"
+                        " [removed: ...] marker) starts in the page's whole text")
     length: int = 0
-    text: Annotated[str, Field(description="The flagged sentence (at most 300 chars)")] = ""
+    text: str = Field(default="", description="The flagged sentence (at most 300 chars)")
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Result(Record):
+class Result(BaseModel):
     """One returned result. Field order is part of the contract."""
 
     rank: int
@@ -232,31 +193,29 @@ class Result(Record):
     score: float
     snippet: str
     excerpt: str = ""
-    extraction: Annotated[str, Field(
+    extraction: str = Field(
+        default="skipped",
         description="ok | truncated | skipped | skipped_budget_exhausted | empty | failed:<Type>"
         " | blocked | unsupported_type | duplicate",
-    )] = "skipped"
-    extraction_detail: Annotated[str | None, Field(
-        description="Why: the failure message, or the URL a duplicate copies"
-    )] = None
-    warnings: Annotated[list[TextWarning], Field(
-        description="What the page text holds that an agent should not"
-        " obey (instructions_to_ai), with offsets in the page's whole text")] = field(
-        default_factory=list)
+    )
+    extraction_detail: str | None = Field(
+        default=None, description="Why: the failure message, or the URL a duplicate copies"
+    )
+    warnings: list[TextWarning] = Field(
+        default_factory=list, description="What the page text holds that an agent should not"
+        " obey (instructions_to_ai), with offsets in the page's whole text")
     published: str | None = None
     explain: ScoreParts | None = None
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class QueryIntentInfo(Record):
+class QueryIntentInfo(BaseModel):
     """navigational | definitional | transactional | informational, and why."""
 
     kind: Literal["navigational", "definitional", "transactional", "informational"]
     reason: str
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class ExtractionSummary(Record):
+class ExtractionSummary(BaseModel):
     extracted: int = 0
     chars_used: int = 0
     budget: int = 0
@@ -266,8 +225,7 @@ class ExtractionSummary(Record):
     mode: str | None = None
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class LineReport(Record):
+class LineReport(BaseModel):
     """How one line did: shown in every answer so a failed or slow line is visible."""
 
     line: str
@@ -277,22 +235,20 @@ class LineReport(Record):
     cached: bool
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Timing(Record):
+class Timing(BaseModel):
     fanout_seconds: float
     pipeline_seconds: float
     extract_seconds: float
     total_seconds: float
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class SearchResponse(Record):
+class SearchResponse(BaseModel):
     """The stable JSON answer. ``schema_version`` changes when a field changes meaning."""
 
     schema_version: str = SCHEMA_VERSION
     query: str
-    query_intent: Annotated[QueryIntentInfo | None, Field(
-        description="The query's intent, which decides the non-answer rules")] = None
+    query_intent: QueryIntentInfo | None = Field(
+        default=None, description="The query's intent, which decides the non-answer rules")
     status: Literal["ok", "no_results", "failed"]
     raw_result_count: int
     returned_count: int
@@ -301,9 +257,9 @@ class SearchResponse(Record):
     lines: list[LineReport]
     results: list[Result]
     extraction: ExtractionSummary
-    dropped: Annotated[list[Dropped] | None, Field(
-        description="Present with --explain: every dropped result with its reason"
-    )] = None
+    dropped: list[Dropped] | None = Field(
+        default=None, description="Present with --explain: every dropped result with its reason"
+    )
     notes: list[Note]
     timing: Timing
 
@@ -315,7 +271,7 @@ class SearchResponse(Record):
 
 def response_schema() -> dict[str, object]:
     """The JSON Schema of ``SearchResponse`` as printed (see docs/contract.md)."""
-    schema = typed.json_schema(SearchResponse, mode="serialization")
+    schema = SearchResponse.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = f"tamis search answer, schema_version {SCHEMA_VERSION}"
     return schema

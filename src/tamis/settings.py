@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tamis.policy.loader import LoadedConfig, ReadConfig, read_config
@@ -48,7 +47,7 @@ def load_config(
     read = read_config(explicit, overrides=overrides, snapshots=snapshots)
     config = read.config
     if not read.user_has_backends and not config.backends:
-        config = replace(config, backends=zero_config_backends(environ))
+        config = config.model_copy(update={"backends": zero_config_backends(environ)})
     problem = _usability_problem(config, read, environ, live=live)
     if problem is not None:
         raise read.error(*problem)

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer, Reply
 
-from tamis import typed
 from tamis.backends.ddgs import DDGSAdapter
 from tamis.backends.registry import make_adapter
 from tamis.policy.schema import LineConfig
@@ -84,7 +83,7 @@ def test_every_adapter_survives_a_lone_surrogate(kind: str, server, run,
     assert answers[0].status in ("ok", "empty"), answers[0].notes
     assert again[0].cached  # the cleaned answer was written to the store and read back
     for answer in answers + again:
-        text = json.dumps(typed.to_data(answer))
+        text = answer.model_dump_json()
         assert encodable(text) and "\ud800" not in text and "\udfff" not in text
     if kind != "generic":
         assert answers[0].hits[0].title == "bad \ufffd text"

@@ -7,7 +7,6 @@ import time
 from loopback import Reply
 from watched_store import WatchedStore
 
-from tamis import typed
 from tamis.backends.registry import make_adapter
 from tamis.models import SearchRequest
 from tamis.pipeline.fanout import CACHE_NAMESPACE
@@ -34,7 +33,7 @@ def test_same_query_within_ttl_is_served_from_the_cache(server, run, tmp_path):
     assert len(server.seen) == 1
     assert (first.cached, second.cached) == (False, True)
     assert second.status == "ok"
-    assert typed.to_data(second.hits) == typed.to_data(first.hits)
+    assert [h.model_dump() for h in second.hits] == [h.model_dump() for h in first.hits]
     assert second.notes == first.notes
     assert store.get(CACHE_NAMESPACE, cache_key(line(server), SearchRequest(query="q")))
 

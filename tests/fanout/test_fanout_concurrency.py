@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from loopback import Reply
 from watched_store import WatchedStore
@@ -108,7 +107,8 @@ def test_a_bad_endpoint_fails_the_line_without_resting_its_key(run):
     """The schema refuses such a URL at load; a line built without validation still fails
     cleanly at search time."""
     store = WatchedStore()
-    line = replace(LineConfig(name="tavily"), base_url="ftp://127.0.0.1:21")
+    line = LineConfig.model_validate({"name": "tavily"}).model_copy(
+        update={"base_url": "ftp://127.0.0.1:21"})
     adapter = make_adapter(line)
     [answer] = run([adapter], env={"TAVILY_API_KEY": "k-123"}, store=store)
     assert answer.status == "failed"

@@ -18,7 +18,6 @@ import pytest
 from loopback import LoopbackServer, Reply
 from watched_store import WatchedStore
 
-from tamis import typed
 from tamis.backends.registry import make_adapter
 from tamis.core import Tamis
 from tamis.policy.schema import Config, LineConfig
@@ -116,7 +115,7 @@ def test_python_api_never_sends_a_malformed_key(tmp_path: Path, caplog) -> None:
         response = asyncio.run(main())
         assert not server.seen
     assert response.lines[0].status == "no_key"
-    text = json.dumps(typed.to_data(response)) + caplog.text + "".join(
+    text = response.model_dump_json() + caplog.text + "".join(
         v.decode("utf-8", "replace") for ns in ("rest", "answers") for v in
         store.entries(ns).values())
     assert "TAVILY_API_KEY is not usable: its value holds a line break" in text
@@ -131,7 +130,7 @@ def test_fanout_note_from_a_quoted_header_is_masked(server, run) -> None:
     message = f"LocalProtocolError: Illegal header value {('Bearer ' + value).encode()!r}"
     assert CORE not in scrub(message, [value])
     answers = run([adapter], "q", env={"TAVILY_API_KEY": value})
-    assert answers[0].status == "no_key" and CORE not in json.dumps(typed.to_data(answers[0]))
+    assert answers[0].status == "no_key" and CORE not in answers[0].model_dump_json()
 
 
 def test_a_rest_written_with_a_key_in_its_reason_is_shown_scrubbed(tmp_path: Path) -> None:

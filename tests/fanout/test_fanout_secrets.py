@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 
 import httpx
 from loopback import Reply, Seen
 from watched_store import WatchedStore
 
-from tamis import typed
 from tamis.backends.registry import make_adapter
 from tamis.pipeline.fanout import describe_error, scrub
 from tamis.policy.schema import LineConfig
@@ -76,7 +74,7 @@ def test_no_secret_in_any_captured_output(server, run, capfd, caplog):
     out, err = capfd.readouterr()
     captured = "\n".join([
         out, err, caplog.text,
-        *(json.dumps(typed.to_data(a)) for a in answers),
+        *(a.model_dump_json() for a in answers),
         *(repr(r.__dict__) for r in caplog.records),
         *(v.decode("utf-8", "replace") for ns in ("rest", "answers", "rotation")
           for v in store.entries(ns).values()),

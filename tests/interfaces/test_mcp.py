@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,8 @@ def replay_layer(**extraction: object) -> Tamis:
         "store": {"url": "memory:"},
         "extraction": {"allow_private_hosts": ["127.0.0.1"], **extraction},
     }).config
-    config = replace(config, backends=[
-        LineConfig(name="searxng", type="replay", path=recordings_dir())])
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
     return Tamis(config)
 
 
@@ -93,8 +92,8 @@ async def test_errors_are_tool_errors_and_the_server_keeps_serving() -> None:
 
 async def test_every_line_failing_is_a_tool_error(tmp_path: Path) -> None:
     config = load_config(None, overrides={"store": {"url": "memory:"}}).config
-    config = replace(config, backends=[
-        LineConfig(name="searxng", base_url="http://127.0.0.1:9")])
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", base_url="http://127.0.0.1:9")]})
     async with Client(build_server(layer=Tamis(config))) as client:
         result = await client.call_tool("web_search", {"query": "x"})
     text = result.content[0].text  # the one failure reason, as the CLI says it
@@ -205,8 +204,8 @@ async def test_a_lone_surrogate_in_an_answer_never_stops_the_server() -> None:
     with LoopbackServer() as searx:
         searx.route("/search", Reply(body=SURROGATE_ANSWER, content_type="application/json"))
         config = load_config(None, overrides={"store": {"url": "memory:"}}).config
-        config = replace(config, backends=[
-            LineConfig(name="searxng", base_url=searx.url)])
+        config = config.model_copy(update={"backends": [
+            LineConfig(name="searxng", base_url=searx.url)]})
         async with Client(build_server(layer=Tamis(config))) as client:
             first = await client.call_tool("web_search", {"query": "x", "extract": False})
             again = await client.call_tool("web_search", {"query": "x y", "extract": False})

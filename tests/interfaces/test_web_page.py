@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -119,8 +118,8 @@ def test_the_lead_app_mounts_the_page() -> None:
     from tamis.policy.schema import LineConfig
     from tamis.store.base import MemoryStore
 
-    config = replace(load_config(None).config, backends=[
-        LineConfig(name="searxng", type="replay", path=recordings_dir())])
+    config = load_config(None).config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
     layer = Tamis(config, store=MemoryStore())
     with served(http_app.create_app(layer, close_layer=True)) as url:
         assert 'id="tamis"' in httpx.get(url + "/").text

@@ -6,37 +6,37 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
 import tamis.policy.loader
 from tamis.backends.base import Adapter
 from tamis.backends.registry import make_adapter
 from tamis.pipeline.fanout import FanoutContext
 from tamis.policy.schema import Config, LineConfig
-from tamis.typed import to_data
 
 DEFAULT_YAML = Path(tamis.policy.loader.__file__).with_name("default.yaml")
 
 
-def drift(defaults_of: Any, data: dict[str, Any], path: str = "") -> list[str]:
+def drift(defaults_of: BaseModel, data: dict[str, Any], path: str = "") -> list[str]:
     """Where ``data`` (the YAML) says other than the schema's defaults (``defaults_of``, a
     model made with no values: ``Config()``)."""
     found = []
     for key, value in data.items():
         where = path + key
-        if key not in {f.name for f in fields(defaults_of)}:
+        if key not in type(defaults_of).model_fields:
             found.append(f"{where}: not in the schema")
             continue
         default = getattr(defaults_of, key)
-        if is_dataclass(default) and isinstance(value, dict):
+        if isinstance(default, BaseModel) and isinstance(value, dict):
             found += drift(default, value, where + ".")
         elif isinstance(value, list) and default == []:
             continue  # the built-in policy's own list
-        elif (to_data(default) if is_dataclass(default) else default) != value:
+        elif (default.model_dump(mode="json") if isinstance(default, BaseModel)
+              else default) != value:
             found.append(f"{where}: yaml {value!r}, schema {default!r}")
     return found
 

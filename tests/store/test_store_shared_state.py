@@ -22,7 +22,6 @@ from tamis.models import LineAnswer, SearchRequest
 from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.policy.schema import Config, LineConfig
 from tamis.store.base import open_store
-from tamis.typed import to_data
 
 KEYS = {"SHARED_KEY_A": "shared-secret-aaaa", "SHARED_KEY_B": "shared-secret-bbbb",
         "SHARED_KEY_C": "shared-secret-cccc"}
@@ -32,17 +31,15 @@ OK = {"results": [{"title": "T", "url": "https://t.example/", "content": "c"}]}
 CHILD = textwrap.dedent("""
     import asyncio, json, os, sys
     import httpx
-    from tamis import typed
     from tamis.backends.listing import describe_lines
     from tamis.backends.registry import make_adapters
     from tamis.models import SearchRequest
     from tamis.pipeline.fanout import FanoutContext, fan_out
-    from tamis import typed
     from tamis.policy.schema import Config
     from tamis.store.base import open_store
 
     store_url, config_json = sys.argv[1], sys.argv[2]
-    config = typed.validate(Config, json.loads(config_json))
+    config = Config.model_validate_json(config_json)
     store = open_store(store_url)
 
     async def main():
@@ -51,7 +48,7 @@ CHILD = textwrap.dedent("""
             out = []
             for query in ("fresh", "cached"):
                 answers = await fan_out(SearchRequest(query=query), make_adapters(config), ctx)
-                out.append([typed.to_data(a) for a in answers])
+                out.append([a.model_dump(mode="json") for a in answers])
             return out
 
     runs = asyncio.run(main())
@@ -116,7 +113,7 @@ def test_rests_rotation_and_cache_are_seen_by_a_second_process(store_url: str, t
         script.write_text(CHILD)
         env = {**os.environ, **KEYS}
         done = subprocess.run([sys.executable, str(script), store_url,
-                               json.dumps(to_data(config))],
+                               config.model_dump_json()],
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         for value in KEYS.values():

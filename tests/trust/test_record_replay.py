@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from trust_support import (
     write_config,
 )
 
-from tamis import typed
 from tamis.backends.base import AnswerError
 from tamis.backends.recorded import Recorded
 from tamis.core import Tamis
@@ -48,9 +46,7 @@ def search(config: Config, query: str) -> Any:
 
 
 def comparable(response: Any) -> dict[str, Any]:
-    data = typed.to_data(response)
-    for name in ("timing", "lines", "notes"):
-        data.pop(name)
+    data = response.model_dump(mode="json", exclude={"timing", "lines", "notes"})
     data["lines"] = [(x.line, x.status, x.results) for x in response.lines]
     return data
 
@@ -170,12 +166,12 @@ def test_searxng_answers_are_accepted_in_a_recording_and_as_bare_files(
         "format": "tamis-recording/1", "query": BEST,
         "lines": [{"line": "mine", "searxng": recorded(BEST)}]}))
     base = load_config(None).config
-    in_recording = replace(base, backends=[
-        LineConfig(name="mine", type="recorded", path=str(rec))])
-    bare = replace(base, backends=[
-        LineConfig(name="mine", type="recorded", path=str(DEMO))])
-    replay = replace(base, backends=[
-        LineConfig(name="mine", type="replay", path=str(DEMO))])
+    in_recording = base.model_copy(update={"backends": [
+        LineConfig(name="mine", type="recorded", path=str(rec))]})
+    bare = base.model_copy(update={"backends": [
+        LineConfig(name="mine", type="recorded", path=str(DEMO))]})
+    replay = base.model_copy(update={"backends": [
+        LineConfig(name="mine", type="replay", path=str(DEMO))]})
     a, _ = search(in_recording, BEST)
     b, _ = search(bare, BEST)
     c, _ = search(replay, BEST)

@@ -41,10 +41,9 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from tamis.errors import AnswerError
-from tamis.models import Note, RawHit, SearchRequest, checked_labels, checked_position
+from tamis.models import Note, RawHit, SearchRequest
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import AuthStyle, LineConfig
-from tamis.records import FrozenRecord, Record  # == and repr shared, not compiled per class
 from tamis.text import clean_text
 
 if TYPE_CHECKING:
@@ -65,8 +64,8 @@ COMMON_KEYS = ("name", "type", "enabled", "required", "weight", "pool_strategy",
                "search_path", "auth_style", "api_key_env", "credentials", "params")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Supports(FrozenRecord):
+@dataclass(frozen=True)
+class Supports:
     """What a backend can do, so callers know which parameters are honoured."""
 
     paging: bool = False
@@ -86,8 +85,8 @@ class Supports(FrozenRecord):
         return [*words, f"key:{self.key}"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ZeroConfig(FrozenRecord):
+@dataclass(frozen=True)
+class ZeroConfig:
     """How environment variables make a line of this adapter when no config names lines.
 
     The line is made when ``url_env`` or ``key_env`` is set: its ``base_url`` is the value of
@@ -118,8 +117,8 @@ class ZeroConfig(FrozenRecord):
         return LineConfig(name=name, base_url=base_url, api_key_env=key_env)
 
 
-@dataclass(eq=False, repr=False)
-class HttpRequest(Record):
+@dataclass
+class HttpRequest:
     """A request an adapter asks its backend, as the fan-out sends it."""
 
     method: Literal["GET", "POST"]
@@ -129,8 +128,8 @@ class HttpRequest(Record):
     headers: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(eq=False, repr=False)
-class Parsed(Record):
+@dataclass
+class Parsed:
     """An answer read into hits, with anything worth telling the user."""
 
     hits: list[RawHit] = field(default_factory=list)
@@ -281,28 +280,20 @@ class Adapter:
         The snippet is cleaned (tags, entities, whitespace) and capped at ``max_chars``:
         some providers send whole pages as the snippet. ``labels`` and ``positions``: the
         provenance of a hit several engines returned (default: ``engine`` at ``position``).
+        A label that is not a string, or a position that is not a whole number, raises
+        pydantic's ValidationError (a ValueError).
         """
         if not isinstance(url, str) or not url.strip():
             return None
         if labels is None:
             labels = [f"{self.name}:{engine}" if engine else self.name]
-        return self.checked_hit(
-            url, title, snippet, checked_labels(labels),
-            [checked_position(position)] if positions is None else [
-                p if p.__class__ is int else checked_position(p) for p in positions],
-            published)
-
-    def checked_hit(self, url: str, title: Any, snippet: Any, labels: list[str],
-                    positions: list[int], published: Any = None) -> RawHit:
-        """``hit`` of a usable url (a str that is not blank) whose ``labels`` (str) and
-        ``positions`` (int >= 1) the caller has checked or made itself."""
         return RawHit(
             url=url.strip(),
             title=clean_text(title, 500) if isinstance(title, str) else "",
             snippet=clean_text(snippet, self.max_chars) if isinstance(snippet, str) else "",
             line=self.name,
             engines=labels,
-            positions=positions,
+            positions=[position] if positions is None else positions,
             published=published if isinstance(published, str) and published else None,
         )
 

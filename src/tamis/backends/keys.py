@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 from tamis.redact import value_problem
 from tamis.store.base import Store
 
@@ -41,8 +40,8 @@ REST_AFTER_FAILURE = 300.0
 REST_SOLE_KEY = 60.0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Key(FrozenRecord):
+@dataclass(frozen=True, repr=False)
+class Key:
     """A key from the pool: the variable it came from and its value (never shown)."""
 
     env: str
@@ -52,8 +51,8 @@ class Key(FrozenRecord):
         return f"Key(env={self.env!r})"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Rest(FrozenRecord):
+@dataclass(frozen=True)
+class Rest:
     """A key put to rest: until when (epoch seconds) and why."""
 
     env: str

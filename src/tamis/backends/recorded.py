@@ -42,7 +42,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tamis import typed
 from tamis.backends.base import Adapter, AnswerError, Parsed, Supports
 from tamis.backends.searxng import parse_searxng
 from tamis.models import LineAnswer, SearchRequest
@@ -141,7 +140,7 @@ class Recorded(Adapter):
         if isinstance(entry.get("searxng"), dict):
             return parse_searxng(self, entry["searxng"])
         try:
-            answer = typed.validate(LineAnswer, entry.get("answer"))
+            answer = LineAnswer.model_validate(entry.get("answer"))
         except ValueError as exc:
             first = str(exc).splitlines()[0]
             raise AnswerError(f"the recorded answer of {self.name!r} is not valid: {first}"

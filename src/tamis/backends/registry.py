@@ -23,7 +23,6 @@ import importlib
 import os
 import pkgutil
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import TYPE_CHECKING
 
 import tamis.backends
@@ -75,7 +74,7 @@ def check_declaration(cls: type[Adapter]) -> None:
     if cls.auth_style and cls.auth_style not in AUTH_HEADERS:
         raise DeclarationError(f"{where}: auth_style {cls.auth_style!r} is not one of"
                         f" {sorted(AUTH_HEADERS)} or ''")
-    unknown = set(cls.options) - {f.name for f in fields(LineConfig)}
+    unknown = set(cls.options) - set(LineConfig.model_fields)
     if unknown:
         raise DeclarationError(f"{where}: options {sorted(unknown)} are not line keys")
     if set(cls.options) & set(COMMON_KEYS):

@@ -147,9 +147,8 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
 
 def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
                 ) -> RawHit | None:
-    """One result as ``adapter.hit`` makes it (None: no usable url), its labels
-    ``<line>:<engine>`` and positions made here as str and int, so not checked again
-    (``Adapter.checked_hit``; ``Adapter.collect`` + ``hit`` give the same)."""
+    """One result as ``adapter.hit`` makes it (None: no usable url), labelled
+    ``<line>:<engine>`` for each engine that returned it."""
     engines = engine_order(item)  # names (str)
     positions = item.get("positions")
     if not isinstance(positions, list) or len(positions) != len(engines):
@@ -157,12 +156,9 @@ def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
     else:
         positions = [p if p.__class__ is int and p >= 1 else int(p)
                      if isinstance(p, (int, float)) and p >= 1 else index for p in positions]
-    url = item.get("url")
-    if not isinstance(url, str) or not url.strip():
-        return None
-    return adapter.checked_hit(url, item.get("title"), item.get("content"),
-                               [prefix + e for e in engines], positions,
-                               item.get("publishedDate"))
+    return adapter.hit(item.get("url"), item.get("title"), item.get("content"), index,
+                       published=item.get("publishedDate"), labels=[prefix + e for e in engines],
+                       positions=positions)
 
 
 def engine_order(item: dict[str, Any]) -> list[str]:

@@ -191,7 +191,8 @@ async def extract_results(
         provider=config.provider,
         mode=config.mode,
     )
-    out = [replace(result, **update) for result, update in zip(results, updates, strict=True)
+    out = [result.model_copy(update=update)
+           for result, update in zip(results, updates, strict=True)
            if not (config.on_failure == "drop" and _is_failure(str(update["extraction"])))]
     return out, summary
 

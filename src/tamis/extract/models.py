@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, Field
 
 from tamis.errors import ExtractError as ExtractError  # re-exported: the stage's failure
 from tamis.models import SCHEMA_VERSION, TextWarning
-
-if TYPE_CHECKING:
-    from pydantic import Field
 
 OK = "ok"
 TRUNCATED = "truncated"
@@ -62,30 +60,29 @@ class Page:
         return cls(**data, cached=True)
 
 
-@dataclass(slots=True, kw_only=True)
-class ReadResponse:
+class ReadResponse(BaseModel):
     """One page under a budget: the answer of ``tamis read`` and of ``read_url``."""
 
-    url: Annotated[str, Field(description="The URL asked for")]
-    final_url: Annotated[str, Field(description="Where the redirects (each hop checked) ended")]
+    url: str = Field(description="The URL asked for")
+    final_url: str = Field(description="Where the redirects (each hop checked) ended")
     title: str = ""
-    status: Annotated[str, Field(
+    status: str = Field(
         description="ok | truncated | empty | blocked | unsupported_type | failed:<Type>"
-    )]
-    detail: Annotated[str | None, Field(description="Why, when the status is not ok")] = None
-    content: Annotated[str, Field(description="The text from `start`, cut at a boundary")] = ""
-    chars: Annotated[int, Field(description="Characters in content")] = 0
-    total_chars: Annotated[int, Field(description="Characters in the whole extracted page")] = 0
-    start: Annotated[int, Field(description="Offset of content in the whole page text")] = 0
-    next_start: Annotated[int | None, Field(
-        description="Pass as --start to read on; null when the page is done"
-    )] = None
+    )
+    detail: str | None = Field(default=None, description="Why, when the status is not ok")
+    content: str = Field(default="", description="The text from `start`, cut at a boundary")
+    chars: int = Field(default=0, description="Characters in content")
+    total_chars: int = Field(default=0, description="Characters in the whole extracted page")
+    start: int = Field(default=0, description="Offset of content in the whole page text")
+    next_start: int | None = Field(
+        default=None, description="Pass as --start to read on; null when the page is done"
+    )
     truncated: bool = False
-    page_type: Annotated[str, Field(description="forum | documentation | article | service"
-                                    " | product | collection | listing | pdf")] = ""
-    warnings: Annotated[list[TextWarning], Field(
-        description="Sentences addressed to an AI (instructions_to_ai),"
-        " with offsets in the whole page text")] = field(default_factory=list)
+    page_type: str = Field(default="", description="forum | documentation | article | service"
+                           " | product | collection | listing | pdf")
+    warnings: list[TextWarning] = Field(
+        default_factory=list, description="Sentences addressed to an AI (instructions_to_ai),"
+        " with offsets in the whole page text")
     seconds: float = 0.0
     schema_version: str = SCHEMA_VERSION
 

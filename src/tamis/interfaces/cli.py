@@ -139,10 +139,9 @@ def config_check(file: str | None, as_json: bool) -> None:
     import yaml
 
     from tamis.settings import load_config
-    from tamis.typed import to_data
 
     loaded = load_config(file)
-    data = to_data(loaded.config)
+    data = loaded.config.model_dump(mode="json")
     from tamis.interfaces.cli_lists import list_statuses
 
     lists = list_statuses(loaded)  # each list's age; one never fetched is a note

@@ -63,10 +63,8 @@ def read(url: str, max_chars: int | None, start: int, query: str | None, config_
     """Read one page (URL) under a character budget: JSON or markdown on stdout."""
     import asyncio
 
-    from tamis import typed
-
     answer = asyncio.run(_read(url, config_path, max_chars, start, query))
-    click.echo(json.dumps(typed.to_data(answer), indent=2, ensure_ascii=False)
+    click.echo(json.dumps(answer.model_dump(mode="json"), indent=2, ensure_ascii=False)
                if output == "json" else as_markdown(answer))
     if answer.exit_code:
         detail = f": {answer.detail}" if answer.detail else ""

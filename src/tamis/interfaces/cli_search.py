@@ -62,10 +62,10 @@ def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fm
         if fmt == "json":
             click.echo(answer_json(found.answer))
         else:
-            from tamis import typed
             from tamis.models import SearchResponse
 
-            click.echo(response_markdown(typed.from_data(SearchResponse, found.answer)), nl=False)
+            click.echo(response_markdown(SearchResponse.model_validate(found.answer, strict=True)),
+                       nl=False)
         sys.exit({"ok": 0, "no_results": 1}.get(found.answer.get("status"), 2))
 
     import asyncio
@@ -114,12 +114,11 @@ def remote(config_path: str | None, fmt: str, body: dict[str, Any]) -> None:
 
         click.echo(answer_json(answer))
     else:
-        from tamis import typed
         from tamis.interfaces.render import response_markdown
         from tamis.models import SearchResponse
 
         try:
-            response = typed.from_data(SearchResponse, answer)
+            response = SearchResponse.model_validate(answer, strict=True)
         except ValueError:
             raise SearchFailed(f"{where} answered in a shape this tamis cannot read (another"
                                " version?)") from None

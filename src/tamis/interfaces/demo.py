@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
+from dataclasses import asdict
 from importlib import resources
 from typing import Any
 
 import click
 
-from tamis import typed
 from tamis.core import Tamis
 from tamis.pipeline.compare import Comparison, compare
 from tamis.policy.schema import LineConfig
@@ -29,8 +28,8 @@ def recordings_dir() -> str:
 
 async def demo_comparisons(queries: list[str] | None = None) -> list[Comparison]:
     config = load_config(None).config
-    config = replace(config, backends=[
-        LineConfig(name="searxng", type="replay", path=recordings_dir())])
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
     out = []
     async with Tamis(config, store=MemoryStore()) as layer:
         for query in queries or DEMO_QUERIES:
@@ -71,7 +70,7 @@ def print_comparison(c: Comparison, top: int = 10) -> None:
 def run_demo(as_json: bool = False) -> None:
     comparisons = asyncio.run(demo_comparisons())
     if as_json:
-        data: list[dict[str, Any]] = [typed.to_data(c) for c in comparisons]
+        data: list[dict[str, Any]] = [asdict(c) for c in comparisons]
         click.echo(json.dumps(data, indent=2))
         return
     for c in comparisons:

@@ -26,7 +26,6 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tamis import typed
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_answers import Rendered, RenderedAnswers
@@ -183,7 +182,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     async def read(request: Request, body: ReadBody) -> JSONResponse:
         result, _ = await service.limited(request, service.get_layer().read(
             body.url, max_chars=body.max_chars, start=body.start, query=body.query))
-        return JSONResponse(typed.to_data(result))
+        return JSONResponse(result.model_dump(mode="json"))
 
     @app.get("/healthz", summary="Liveness and configured lines")
     async def healthz() -> dict[str, Any]:

@@ -28,7 +28,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tamis import typed
 from tamis.failure import failure_reason
 from tamis.interfaces.http_limits import HTTPError, Service, is_form
 from tamis.interfaces.http_shapes import (
@@ -101,7 +100,7 @@ def searx_request(service: Service, params: Mapping[str, str]) -> SearchRequest:
                 raise HTTPError(400, f"{name}: {value!r} is not a whole number")
             fields[name] = int(value)
     try:
-        return typed.validate(SearchRequest, fields)  # safesearch 0..2, pageno >= 1
+        return SearchRequest.model_validate(fields)  # safesearch 0..2, pageno >= 1
     except ValidationError as exc:
         raise invalid(exc) from None
 

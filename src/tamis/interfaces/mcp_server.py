@@ -14,9 +14,8 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field, RootModel
+from pydantic import Field
 
-from tamis import typed
 from tamis.core import Tamis
 from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
@@ -38,24 +37,6 @@ def tool_errors() -> Iterator[None]:
                         if hasattr(exc, "errors") else str(exc)) from None
 
 
-def published(cls: type) -> type[RootModel[Any]]:
-    """A pydantic model of a dataclass answer for a tool's return annotation: MCP publishes
-    a BaseModel's JSON Schema as the tool's ``outputSchema`` (the dataclass's own schema,
-    inline at the root, as when the answers were BaseModels) and checks the structured
-    content against it."""
-    typed.adapter(cls)  # binds the pydantic names the dataclass's annotations use
-
-    class Output(RootModel[cls]):  # type: ignore[valid-type]
-        @classmethod
-        def __get_pydantic_json_schema__(cls_, core: Any, handler: Any) -> dict[str, Any]:
-            return dict(handler.resolve_ref_schema(handler(core)))
-
-    Output.__name__ = Output.__qualname__ = cls.__name__
-    return Output
-
-
-SearchOutput = published(SearchResponse)
-ReadOutput = published(ReadResponse)
 
 
 SEARCH_DESCRIPTION = (
@@ -144,7 +125,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
                         language: str | None = None, categories: str | None = None
                         ) -> CallToolResult:
         with tool_errors():
-            request = typed.validate(SearchRequest, {
+            request = SearchRequest.model_validate({
                 "query": query, "max_results": max_results, "time_range": time_range,
                 "language": language, "categories": categories})
             response = await get_layer().search(request, extract=extract, budget=budget)
@@ -152,7 +133,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
                 raise SearchFailed(failure_reason(response))
         return CallToolResult(
             content=[TextContent(type="text", text=search_markdown(response))],
-            structured_content=typed.to_data(response),
+            structured_content=response.model_dump(mode="json"),
         )
 
     async def do_read(url: str, max_chars: int | None = None, start: int = 0,
@@ -163,19 +144,19 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
             raise ToolError(f"could not read {url}: {page.status}"
                             + (f" ({page.detail})" if page.detail else ""))
         return CallToolResult(content=[TextContent(type="text", text=read_markdown(page))],
-                              structured_content=typed.to_data(page))
+                              structured_content=page.model_dump(mode="json"))
 
     if lite:
         @server.tool(name="web_search", description=SEARCH_DESCRIPTION)
         async def web_search_lite(
             query: Annotated[str, Field(description="What to search for")],
-        ) -> Annotated[CallToolResult, SearchOutput]:
+        ) -> Annotated[CallToolResult, SearchResponse]:
             return await do_search(query)
 
         @server.tool(name="read_url", description=READ_DESCRIPTION)
         async def read_url_lite(
             url: Annotated[str, Field(description="The page's http(s) URL")],
-        ) -> Annotated[CallToolResult, ReadOutput]:
+        ) -> Annotated[CallToolResult, ReadResponse]:
             return await do_read(url)
 
         return server
@@ -193,7 +174,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
             pattern="^(day|week|month|year)$", description="day, week, month or year")] = None,
         language: Annotated[str | None, Field(description="Language code, e.g. en")] = None,
         categories: Annotated[str | None, Field(description="SearXNG categories")] = None,
-    ) -> Annotated[CallToolResult, SearchOutput]:
+    ) -> Annotated[CallToolResult, SearchResponse]:
         return await do_search(query, max_results, extract, budget, time_range, language,
                                categories)
 
@@ -204,7 +185,7 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
                                                description="Most characters to return")] = None,
         start: Annotated[int, Field(ge=0, description="Character offset to start at")] = 0,
         query: Annotated[str | None, Field(description="Focus on passages about this")] = None,
-    ) -> Annotated[CallToolResult, ReadOutput]:
+    ) -> Annotated[CallToolResult, ReadResponse]:
         return await do_read(url, max_chars, start, query)
 
     return server

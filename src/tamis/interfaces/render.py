@@ -11,9 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def response_dict(response: SearchResponse) -> dict[str, Any]:
     """The JSON contract: ``dropped`` only with --explain, ``explain`` only when asked."""
-    from tamis import typed
-
-    return answer_dict(typed.to_data(response))
+    return answer_dict(response.model_dump(mode="json"))
 
 
 def answer_dict(data: dict[str, Any]) -> dict[str, Any]:

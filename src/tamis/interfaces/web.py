@@ -102,7 +102,6 @@ def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, Any
 
     from tamis.pipeline.fanout import scrub
     from tamis.policy.loader import discover
-    from tamis.typed import to_data
 
     source = config_source or getattr(layer, "config_source", None)
     if source is None:
@@ -118,7 +117,8 @@ def policy_info(layer: Tamis, config_source: str | None = None) -> dict[str, Any
     if not text:
         text = resources.files("tamis.policy").joinpath("default.yaml").read_text("utf-8")
     effective = yaml.safe_dump(
-        {"policy": to_data(layer.config.policy), "quality": to_data(layer.config.quality)},
+        {"policy": layer.config.policy.model_dump(mode="json"),
+         "quality": layer.config.quality.model_dump(mode="json")},
         sort_keys=False, width=100)
     # Line-by-line: a user:password in a URL never leaves the machine.
     clean = hide_params("\n".join(scrub(line, []) for line in text.splitlines()))
@@ -205,16 +205,14 @@ DEMO_SOURCE = "built-in policy (tamis demo: the bundled recordings, offline)"
 
 def demo_app() -> Starlette:
     """The page on the bundled recordings of the two measured queries (no network)."""
-    from dataclasses import replace
-
     from tamis.interfaces.demo import recordings_dir
     from tamis.policy.schema import LineConfig
     from tamis.settings import load_config
     from tamis.store.base import MemoryStore
 
     config = load_config(None).config
-    config = replace(config, backends=[
-        LineConfig(name="searxng", type="replay", path=recordings_dir())])
+    config = config.model_copy(update={"backends": [
+        LineConfig(name="searxng", type="replay", path=recordings_dir())]})
     return standalone_app(layer=Tamis(config, store=MemoryStore()), config_source=DEMO_SOURCE,
                           close_layer=True)
 

@@ -14,12 +14,10 @@ import logging
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_ascii=False
 
-from tamis import typed
 from tamis.backends.base import Adapter, Parsed
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
 from tamis.store.base import Store, Written
-from tamis.typed import to_data
 
 CACHE_NAMESPACE = "answers"
 STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
@@ -91,7 +89,7 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
     """Hash of everything that changes the request: the line's settings (name, type,
     base_url, path, params, method, fields, auth style, key variable NAMES), the endpoint,
     the query, the request parameters and the requested count."""
-    line = {k: v for k, v in to_data(adapter.line).items() if k not in _NOT_IN_REQUEST}
+    line = adapter.line.model_dump(mode="json", exclude=_NOT_IN_REQUEST)
     material = json.dumps(
         [adapter.name, adapter.type, adapter.endpoint(), request.query,
          request.cache_params(), adapter.count(request), line],
@@ -113,8 +111,9 @@ def cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
         return None
     try:
         data = json.loads(raw)
-        hits = typed.from_data(list[RawHit], data["hits"])  # every value's type checked
-        notes = typed.from_data(list[Note], data.get("notes", []))
+        # strict: every value of the type tamis wrote it as
+        hits = [RawHit.model_validate(hit, strict=True) for hit in data["hits"]]
+        notes = [Note.model_validate(note, strict=True) for note in data.get("notes", [])]
         age = max(0.0, now - float(data.get("fetched", now)))
     except (ValueError, KeyError, TypeError):
         return None  # an unreadable entry is a miss; it is overwritten on the next answer
@@ -122,11 +121,11 @@ def cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
 
 
 def cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
-    rest = {"notes": typed.to_data(parsed.notes), "fetched": now}
+    rest = {"notes": [note.model_dump(mode="json") for note in parsed.notes], "fetched": now}
     hits = hits_json(parsed.hits)
     if hits is None:  # not plain RawHits: the general dump
-        value = json.dumps({"hits": typed.to_data(parsed.hits), **rest}, ensure_ascii=False,
-                           separators=(",", ":"))
+        value = json.dumps({"hits": [hit.model_dump(mode="json") for hit in parsed.hits],
+                            **rest}, ensure_ascii=False, separators=(",", ":"))
     else:
         value = '{"hits":' + hits + "," + json.dumps(rest, ensure_ascii=False,
                                                       separators=(",", ":"))[1:]
@@ -135,7 +134,7 @@ def cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: 
 
 
 def hits_json(hits: list[RawHit]) -> str | None:
-    """The compact JSON ``json.dumps(typed.to_data(hits), ensure_ascii=False)`` writes,
+    """The compact JSON ``json.dumps`` writes of the hits' ``model_dump(mode="json")``,
     each hit written in one step (each string by json's own quoting); None unless every hit
     is a ``RawHit`` holding exactly what it declares (str, list of str, list of int)."""
     parts = []

@@ -18,7 +18,6 @@ Three small steps, each on the data the stage before it made (none reaches back)
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,8 +73,7 @@ def _on(host: str, sites: tuple[str, ...]) -> bool:
 
 
 class ListsStage:
-    """The lists of one search and what they decided (a plain class: a dataclass costs
-    0.5-1 ms to create at import, in every CLI process)."""
+    """The lists of one search and what they decided."""
 
     def __init__(self, matcher: ListMatcher | None, statuses: list[ListStatus]) -> None:
         self.matcher = matcher
@@ -133,7 +131,7 @@ class ListsStage:
             url = urlunsplit((parts.scheme or "https", best.rewrite_to, parts.path,
                               parts.query, ""))
             self.rewritten.setdefault(url, []).append((parts.geturl(), best))
-            out.append((replace(hit, url=url), order, weight))
+            out.append((hit.model_copy(update={"url": url}), order, weight))
         return out
 
     # 2 -------------------------------------------------------------------------- judge
@@ -262,7 +260,8 @@ class ListsStage:
         for r in results:
             lines = self.explained.get(r.url)
             if lines and r.explain is not None:
-                r = replace(r, explain=replace(r.explain, lists=list(lines)))
+                explain = r.explain.model_copy(update={"lists": list(lines)})
+                r = r.model_copy(update={"explain": explain})
             out.append(r)
         return out
 

@@ -6,22 +6,17 @@ restated. ``policy/default.yaml`` states the same values for its reader, and
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from typing import Any
+
+from pydantic import BaseModel
 
 from tamis.policy.schema import Config
 
 
-def default(model: type, name: str) -> Any:
-    """The default of one field of a schema dataclass (``default(Config, "timeout")``)."""
-    for found in fields(model):
-        if found.name == name:
-            if found.default_factory is not MISSING:
-                return found.default_factory()
-            if found.default is MISSING:
-                raise KeyError(f"{model.__name__}.{name} has no default")
-            return found.default
-    raise KeyError(f"{model.__name__} has no field {name!r}")
+def default(model: type[BaseModel], name: str) -> Any:
+    """The default of one field of a schema model (``default(Config, "timeout")``)."""
+    field = model.model_fields[name]
+    return field.get_default(call_default_factory=True)
 
 
 TIMEOUT: float = default(Config, "timeout")          # seconds for the whole fan-out

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 from tamis.errors import ConfigError
 from tamis.policy import files, snapshot
 from tamis.policy.files import builtin_data, builtin_json, merge
-from tamis.records import FrozenRecord  # == and repr shared, not compiled per class
 from tamis.version import __version__
 
-if TYPE_CHECKING:  # imported when validating: reading config files needs no pydantic
+if TYPE_CHECKING:
     import yaml  # imported to read a user's file: the built-in policy needs no YAML parser
 
     from tamis.policy.schema import Config
@@ -31,8 +30,8 @@ if TYPE_CHECKING:  # imported when validating: reading config files needs no pyd
 ListEdit = Mapping[str, Any]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class LoadedConfig(FrozenRecord):
+@dataclass(frozen=True)
+class LoadedConfig:
     """The effective config and where it came from."""
 
     config: Config
@@ -89,21 +88,17 @@ def _format_error(
             break
     where = f"{source}, line {line}" if line else source
     kind = err.get("type", "")
-    # The config types are dataclasses: pydantic names an unknown key and a value that is not
-    # a mapping in its words for dataclasses; users see the same text as ever.
-    if kind in {"extra_forbidden", "unexpected_keyword_argument"}:
+    if kind == "extra_forbidden":
         return f"{where}: unknown key '{key}'"
     msg = str(err.get("msg", "invalid value"))
-    if kind == "dataclass_type":
-        msg = f"Input should be a valid dictionary or instance of {err['ctx']['class_name']}"
     msg = msg.removeprefix("Value error, ")
     if kind in {"missing"}:
         return f"{where}: missing key '{key}'"
     return f"{where}: key '{key}': {msg}"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ReadConfig(FrozenRecord):
+@dataclass(frozen=True)
+class ReadConfig:
     """A config read and validated against the schema, before the lines of the environment
     complete it (``tamis.settings.load_config`` does that, and checks the lines)."""
 
@@ -189,11 +184,10 @@ def read_config(
 def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int]) -> Config:
     from pydantic import ValidationError
 
-    from tamis import typed
     from tamis.policy.schema import Config
 
     try:
-        return typed.validate(Config, data)  # type: ignore[no-any-return]
+        return Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None

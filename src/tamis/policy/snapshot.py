@@ -1,54 +1,52 @@
 """A validated config kept as plain data, so a CLI call can skip validating the same files again.
 
-Validating the config imports pydantic and builds its validator of every config type
-(``Config``, ``Policy``, ``LineConfig``... : a good part of a CLI search's CPU). What
+Validating the config builds the pydantic schema of every config model (``Config``,
+``Policy``, ``LineConfig``... : tens of milliseconds of CPU, a good part of a CLI search). What
 ``read_config`` validates depends only on the bytes of the built-in policy and of the user's
 file (and tamis's version), so the validated ``Config`` is stored once under a hash of those
-bytes (``key``), as JSON of its fields (``dump``), and rebuilt from it on the next call that
-reads the same bytes (``load``): the config types are plain dataclasses, built field by field
-with no pydantic import (their ``__post_init__`` checks run again, and pass).
+bytes (``key``), as JSON of its fields (``dump``), and rebuilt with ``model_construct``, model
+by model and without validation (``load``: the data was validated when it was kept), on the
+next call that reads the same bytes.
 
-A snapshot is only stored when it rebuilds into a config equal to the validated one, types
-of values included (``dump`` checks it with ``same``); anything else (a value JSON cannot
-carry exactly) is not snapshotted and is validated on every call, as before. A snapshot that
-does not rebuild (another version's, a damaged store) is ignored. What completes the config
+A snapshot is only stored when it rebuilds into a config equal to the validated one, types of
+values included (``dump`` checks it with ``same``); anything else (a value JSON cannot carry
+exactly) is not snapshotted and is validated on every call, as before. A snapshot that does
+not rebuild (another version's, a damaged store) is ignored. What completes the config
 afterwards (the lines of the environment, the checks of keys and folders) always runs: it is
 not in here.
-
-Standard library only.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from tamis.errors import SnapshotUnsupported
+from tamis.store.answers import digest
 
 if TYPE_CHECKING:
     from tamis.policy.schema import Config
 
 NAMESPACE = "config-snapshot"
 TTL_SECONDS = 30 * 86400  # the key is the files' bytes: a snapshot is never stale, only unused
-FORMAT = 2  # 2: dataclasses (1: pydantic models, with the fields set)
+FORMAT = 3  # 3: pydantic models rebuilt by model_construct (2: dataclasses)
 
 
 def key(version: str, builtin_text: str, user_text: str | None) -> str:
-    from tamis.store.answers import digest
-
     return digest(["config-snapshot", FORMAT, version, builtin_text, user_text])
 
 
 def _models() -> dict[str, type]:
-    """The config types by name (only these are rebuilt from a snapshot)."""
+    """The config models by name (only these are rebuilt from a snapshot)."""
     from tamis.policy import schema, schema_policy
     from tamis.policy.schema_base import Strict
 
     found: dict[str, type] = {}
     for module in (schema, schema_policy):
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Strict) and is_dataclass(value):
+            if isinstance(value, type) and issubclass(value, Strict):
                 found[value.__name__] = value
     return found
 
@@ -64,8 +62,8 @@ def _encode(value: Any, models: dict[str, type]) -> Any:
         return {"dict": {k: _encode(v, models) for k, v in value.items()}}
     name = type(value).__name__
     if models.get(name) is type(value):
-        return {"model": name, "fields": {f.name: _encode(getattr(value, f.name), models)
-                                          for f in fields(value)}}
+        return {"model": name, "fields": {name: _encode(getattr(value, name), models)
+                                          for name in type(value).model_fields}}
     raise SnapshotUnsupported(f"a value of type {name}")
 
 
@@ -76,7 +74,10 @@ def _decode(value: Any, models: dict[str, type]) -> Any:
         if "dict" in value:
             return {k: _decode(v, models) for k, v in value["dict"].items()}
         cls = models[value["model"]]
-        return cls(**{k: _decode(v, models) for k, v in value["fields"].items()})
+        if value["fields"].keys() != cls.model_fields.keys():  # another version's model
+            raise SnapshotUnsupported(f"the fields of {cls.__name__} differ")
+        fields = {k: _decode(v, models) for k, v in value["fields"].items()}
+        return cls.model_construct(**fields)  # type: ignore[attr-defined]
     return value
 
 
@@ -115,6 +116,6 @@ def same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if is_dataclass(a):
-        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    if isinstance(a, BaseModel):
+        return all(same(getattr(a, name), getattr(b, name)) for name in type(a).model_fields)
     return bool(a == b)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -78,7 +77,7 @@ async def run_guard(config: Config, queries: list[str], *, client: httpx.AsyncCl
     the report, the files written, and what went unchecked (a line that answered nothing
     to a query)."""
     quality = config.quality
-    config = replace(config, cache=CacheConfig(enabled=False))
+    config = config.model_copy(update={"cache": CacheConfig(enabled=False)})
     banned = banned_set(config)
     demoted = demote_reference(config)
     report = GuardReport(top_n=quality.top_n, banned_hosts=sorted(banned), queries=[])

@@ -15,14 +15,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tamis import typed
 from tamis.backends.base import Adapter, AnswerError
 from tamis.backends.recorded import (
     RECORDING_FORMAT,
@@ -112,7 +110,7 @@ def write_recording(folder: Path, query: str, answers: list[LineAnswer],
             "line": answer.line,
             "type": adapter.type if adapter else None,
             "endpoint": scrub(adapter.endpoint(), []) if adapter else None,
-            "answer": typed.to_data(answer),
+            "answer": answer.model_dump(mode="json"),
             "payload": payloads.get(answer.line),
         })
     data = {
@@ -175,4 +173,4 @@ def replay_config(config: Config, folder: Path) -> Config:
         )
         for index, line in enumerate(enabled)
     ]
-    return replace(config, backends=lines, cache=CacheConfig(enabled=False))
+    return config.model_copy(update={"backends": lines, "cache": CacheConfig(enabled=False)})

@@ -10,9 +10,9 @@ order beside it. The query is ranked in full (every kept result), and the cut an
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 from typing import Any
 
-from tamis import typed
 from tamis.core import Tamis
 from tamis.models import Result, SearchResponse
 from tamis.pipeline.compare import Comparison, RawRow, compare
@@ -35,8 +35,8 @@ def view_payload(comparison: Comparison, response: SearchResponse, *, returned: 
         "query": comparison.query,
         "config": config,
         "returned": returned,
-        "comparison": typed.to_data(comparison),
-        "response": typed.to_data(response),
+        "comparison": asdict(comparison),
+        "response": response.model_dump(mode="json"),
     }
 
 
