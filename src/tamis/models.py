@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "1.0"
 
@@ -52,6 +52,13 @@ class RawHit(BaseModel):
     engines: list[str] = Field(description="Provenance labels, e.g. 'searxng:bing' or 'tavily'")
     positions: list[int] = Field(description="1-based position per engine, parallel to engines")
     published: str | None = None
+
+    @model_validator(mode="after")
+    def _parallel(self) -> RawHit:
+        if len(self.positions) != len(self.engines):
+            raise ValueError(f"{len(self.engines)} engines but {len(self.positions)} positions:"
+                             " each engine has its position")
+        return self
 
 
 class Note(BaseModel):

@@ -37,10 +37,10 @@ def written(parsed: Parsed, now: float) -> bytes:
 
 
 HIT = st.builds(
-    lambda url, title, engines, positions, published: RawHit(
-        url=url, title=title, snippet=title + url, line="sx", engines=engines,
-        positions=positions, published=published),
-    TEXT, TEXT, st.lists(TEXT, max_size=3), st.lists(st.integers(-3, 10**12), max_size=3),
+    lambda url, title, found, published: RawHit(
+        url=url, title=title, snippet=title + url, line="sx", engines=[e for e, _ in found],
+        positions=[p for _, p in found], published=published),
+    TEXT, TEXT, st.lists(st.tuples(TEXT, st.integers(-3, 10**12)), max_size=3),
     st.one_of(st.none(), TEXT))
 
 

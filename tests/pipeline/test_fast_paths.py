@@ -72,15 +72,13 @@ def test_param_name_and_query_keys_are_the_library_s(query: str) -> None:
                                   for k, v in parse_qsl(query, keep_blank_values=True)}
 
 
-def test_a_hit_with_more_engines_than_positions_fails_as_before() -> None:
+def test_a_hit_with_more_engines_than_positions_is_refused() -> None:
     import pytest
 
     from tamis.models import RawHit
-    from tamis.pipeline.merge import merge
 
-    hit = RawHit(url="https://a.example/x", line="l", engines=["l:a", "l:b"], positions=[1])
-    with pytest.raises(ValueError, match="zip\\(\\) argument 2 is shorter than argument 1"):
-        merge([(hit, 0, 1.0)], tracking_params=[], max_chars=100)
+    with pytest.raises(ValueError, match="2 engines but 1 positions"):
+        RawHit(url="https://a.example/x", line="l", engines=["l:a", "l:b"], positions=[1])
 
 
 hosts = st.one_of(

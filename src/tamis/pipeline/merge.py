@@ -6,6 +6,7 @@ the snippet are picked by a fixed rule over all variants, so shuffled answers me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from tamis.models import Candidate, Dropped, RawHit
@@ -14,14 +15,14 @@ from tamis.text import clean_text
 
 
 def _candidate(group: list[tuple[int, CleanURL]], hits: list[tuple[RawHit, int, float]],
-               max_chars: int) -> Candidate:
+               title_of: Callable[[str], str], snippet_of: Callable[[str], str]) -> Candidate:
     """One page from every hit of it (``group``: each hit's 1-based index and clean URL):
     every choice a fixed rule over all its variants, never their arrival order."""
     first_seen, clean = group[0]
     if len(group) == 1:  # most pages: one line returned it once, there is nothing to choose
         hit, order, weight = hits[first_seen - 1]
         url, variants, line_orders = clean.url, [hit.url[:2000]], [order]
-        title, snippet = clean_text(hit.title, 300), clean_text(hit.snippet, max_chars)
+        title, snippet = title_of(hit.title), snippet_of(hit.snippet)
         published = hit.published or None
         positions = _best_positions([hit])
         lines = {hit.line: min(hit.positions) if hit.positions else first_seen}
@@ -31,8 +32,8 @@ def _candidate(group: list[tuple[int, CleanURL]], hits: list[tuple[RawHit, int, 
         url = min({c.url for _, c in group}, key=_url_preference)
         variants = sorted({hit.url[:2000] for hit, _, _ in seen})
         line_orders = sorted({order for _, order, _ in seen})
-        title = _longest({clean_text(hit.title, 300) for hit, _, _ in seen})
-        snippet = _longest({clean_text(hit.snippet, max_chars) for hit, _, _ in seen})
+        title = _longest({title_of(hit.title) for hit, _, _ in seen})
+        snippet = _longest({snippet_of(hit.snippet) for hit, _, _ in seen})
         published = min((hit.published for hit, _, _ in seen if hit.published), default=None)
         positions = _best_positions([hit for hit, _, _ in seen])
         best_by_line: dict[str, int] = {}
@@ -65,7 +66,7 @@ def _best_positions(hits: list[RawHit]) -> dict[str, int]:
     """The best (lowest) position of each provenance label, in label order."""
     best: dict[str, int] = {}
     for hit in hits:
-        for label, position in zip(hit.engines, hit.positions, strict=True):
+        for label, position in zip(hit.engines, hit.positions, strict=False):  # RawHit: parallel
             if label not in best or position < best[label]:
                 best[label] = position
     return best if len(best) < 2 else dict(sorted(best.items()))
@@ -96,12 +97,22 @@ def merge(
     """
     tracking = tuple(p.lower() for p in tracking_params)
 
-    @cache  # one answer often repeats a URL (several engines, several lines)
+    # One answer often repeats a URL, a title, a snippet (several engines and lines, the
+    # pages of one site): each distinct one is cleaned once.
+    @cache
     def cleaned(url: str) -> CleanURL | InvalidURL:
         try:
             return clean_url(url, tracking, unwrapper)
         except InvalidURL as exc:
             return exc
+
+    @cache
+    def title_of(title: str) -> str:
+        return clean_text(title, 300)
+
+    @cache
+    def snippet_of(snippet: str) -> str:
+        return clean_text(snippet, max_chars)
 
     pages: dict[str, list[tuple[int, CleanURL]]] = {}  # by dedupe key, in first-seen order
     invalid: list[Dropped] = []
@@ -115,4 +126,4 @@ def merge(
                                    engines=sorted(set(hit.engines))))
             continue
         pages.setdefault(clean.key, []).append((index, clean))
-    return [_candidate(group, hits, max_chars) for group in pages.values()], invalid
+    return [_candidate(group, hits, title_of, snippet_of) for group in pages.values()], invalid
