@@ -21,7 +21,6 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -99,7 +98,8 @@ async def run(rounds: int) -> None:
         except ImportError:  # pragma: no cover - the core is written in parallel
             print("tamis.core not available: whole-search figure skipped")
         else:
-            full_config = replace(config, cache=replace(config.cache, ttl_seconds=300))
+            full_config = config.model_copy(update={
+                "cache": config.cache.model_copy(update={"ttl_seconds": 300})})
             async with Tamis(full_config, store=store, env={}) as tamis:
                 await tamis.search("end to end", extract=False)
                 asked = len(server.seen)
