@@ -92,7 +92,7 @@ def without_timings(text: str) -> dict[str, Any]:
 def test_the_help_is_the_same_whatever_was_imported(tmp_path: Path,
                                                     searxng: LoopbackServer) -> None:
     env = environment(tmp_path, searxng)
-    for args in (["--help"], ["-h"], ["search", "--help"], ["--version"], ["config", "--help"]):
+    for args in (["--help"], ["search", "--help"], ["config", "--help"]):
         lazy, _ = cli(args, env)
         eager, _ = cli(args, env, eager=True)
         assert (lazy.returncode, lazy.stdout, lazy.stderr) == (
