@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain
+from tamis.pipeline.urls import InvalidURL, clean_url, registrable_domain, site_label
 from tamis.settings import load_config
 from tamis.text import clean_text
 
@@ -62,10 +62,22 @@ def test_absurd_urls_are_invalid(bad: str) -> None:
         clean_url(bad, TRACKING)
 
 
-def test_registrable_domain_uses_the_public_suffix_list() -> None:
-    assert registrable_domain("forum.proxmox.com") == "proxmox.com"
-    assert registrable_domain("news.bbc.co.uk") == "bbc.co.uk"
-    assert registrable_domain("127.0.0.1") == "127.0.0.1"
+@pytest.mark.parametrize(("host", "site", "label"), [
+    ("forum.proxmox.com", "proxmox.com", "proxmox"),
+    ("news.bbc.co.uk", "bbc.co.uk", "bbc"),
+    ("thecureforboredom.com", "thecureforboredom.com", "thecureforboredom"),
+    # the list's private section: a blog or a project page is a site of its own
+    ("esbuild.github.io", "esbuild.github.io", "esbuild"),
+    ("a.b.sacredage.blogspot.com", "sacredage.blogspot.com", "sacredage"),
+    ("xn--80aswg.xn--p1ai", "xn--80aswg.xn--p1ai", "xn--80aswg"),  # punycode
+    ("www.city.kawasaki.jp", "city.kawasaki.jp", "city"),  # an exception to a wildcard rule
+    # what names no site stays itself: an address, a public suffix
+    ("127.0.0.1", "127.0.0.1", "127.0.0.1"), ("::1", "::1", "::1"),
+    ("github.io", "github.io", "github.io"), ("co.uk", "co.uk", "co.uk"), ("", "", ""),
+])
+def test_registrable_domain_and_site_label_follow_the_public_suffix_list(
+        host: str, site: str, label: str) -> None:
+    assert (registrable_domain(host), site_label(host)) == (site, label)
 
 
 def test_clean_text() -> None:

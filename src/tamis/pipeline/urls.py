@@ -1,22 +1,26 @@
 """URL work: validate, unwrap redirect wrappers, clean for display, and the dedupe key.
 
-No library does the whole job (see ``shared/notes/libraries.md``), so this is ours, on the
-stdlib. Registrable domains come from the Public Suffix List table in ``tamis.domains``; it is
-never fetched at run time.
+No library does the whole job of cleaning (see ``shared/notes/libraries.md``), so that is
+ours, on the stdlib. Registrable domains come from the Public Suffix List that the
+``publicsuffixlist`` package ships; it is never fetched at run time.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import ipaddress
 import posixpath
 import re
 from collections.abc import Callable
-from functools import lru_cache
-from typing import NamedTuple
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from tamis.errors import InvalidURL
 from tamis.pipeline.unwrap import Unwrapper, default_unwrapper, unwrap
+
+if TYPE_CHECKING:
+    from publicsuffixlist import PublicSuffixList
 
 __all__ = ["CleanURL", "InvalidURL", "Unwrapper", "clean_url", "default_unwrapper",
            "host_matches", "host_suffixes", "registrable_domain", "site_label", "unwrap"]
@@ -42,29 +46,43 @@ class CleanURL(NamedTuple):
     ad: bool = False  # an engine's paid ad click (policy.normalise.wrappers, ad: true)
 
 
-@lru_cache(maxsize=1)
-def _extractor():  # type: ignore[no-untyped-def]
-    from tamis.domains import split_host  # the bundled suffix table: no network, ever
+@cache
+def _suffix_list() -> PublicSuffixList:
+    """The list, with its private section (a blog on blogspot.com is a site of its own), read
+    on the first lookup (about 40 ms of CPU), once a process."""
+    from publicsuffixlist import PublicSuffixList
 
-    return split_host
+    return PublicSuffixList()
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=65536)
 def registrable_domain(host: str) -> str:
-    """``forum.proxmox.com`` -> ``proxmox.com``; ``bbc.co.uk`` stays; an IP stays itself."""
-    if not host:
+    """``forum.proxmox.com`` -> ``proxmox.com``; ``bbc.co.uk`` stays; ``user.github.io`` is a
+    site of its own; an IP address, or a host that is a public suffix itself, stays as it is."""
+    if not host or _is_ip(host):
         return host
-    ext = _extractor()(host)
-    if ext.domain and ext.suffix:
-        return f"{ext.domain}.{ext.suffix}"
-    return host
+    return _suffix_list().privatesuffix(host) or host
 
 
 @lru_cache(maxsize=65536)
 def site_label(host: str) -> str:
-    """The name part of the registrable domain: ``thecureforboredom`` of its .com."""
-    ext = _extractor()(host)
-    return ext.domain or host  # an IP address or a bare suffix names nothing more
+    """The name part of the registrable domain: ``thecureforboredom`` of its .com, ``esbuild``
+    of esbuild.github.io; an IP address or a public suffix names nothing more."""
+    if not host or _is_ip(host):
+        return host
+    suffixes = _suffix_list()
+    site = suffixes.privatesuffix(host)
+    if site is None:
+        return host
+    return site[:-len(suffixes.publicsuffix(site)) - 1]
 
 
 @lru_cache(maxsize=65536)
