@@ -36,13 +36,7 @@ from tamis.pipeline.intent import host_labels, name_forms
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
 from tamis.pipeline.rules import Rules, _verdict, path_segments
-from tamis.pipeline.urls import (
-    _norm_host,
-    _simple_host,
-    host_suffixes,
-    registrable_domain,
-    site_label,
-)
+from tamis.pipeline.urls import _norm_host, _simple_host, _site, host_suffixes, registrable_domain
 from tamis.policy.schema import LineConfig, Policy
 from tamis.settings import load_config
 
@@ -72,7 +66,7 @@ def raw_hits(n: int, seed: int = 7) -> list[tuple[RawHit, int, float]]:
     return hits
 
 
-HOST_CACHES = (registrable_domain, site_label, host_suffixes, host_labels, path_segments,
+HOST_CACHES = (_site, host_suffixes, host_labels, path_segments,
                name_forms, name_match_cache, _verdict, _norm_host, _simple_host)
 
 

@@ -30,7 +30,7 @@ from tamis.pipeline.lists import ListsStage
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
 from tamis.pipeline.rules import Rules
-from tamis.pipeline.urls import host_suffixes, registrable_domain, site_label
+from tamis.pipeline.urls import _site, host_suffixes
 from tamis.policy.lists import load_lists
 from tamis.policy.lists.load import forget
 from tamis.policy.lists.matcher import _path_regex, host_and_parents
@@ -60,7 +60,7 @@ def cpu() -> float:
 
 
 def clear_host_caches() -> None:
-    for cached in (registrable_domain, site_label, host_suffixes, host_and_parents,
+    for cached in (_site, host_suffixes, host_and_parents,
                    _path_regex):
         cached.cache_clear()
 

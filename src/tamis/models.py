@@ -54,10 +54,16 @@ class RawHit(BaseModel):
     published: str | None = None
 
     @model_validator(mode="after")
-    def _parallel(self) -> RawHit:
+    def _one_position_per_engine(self) -> RawHit:
+        """Parallel lists; an engine named twice keeps its best position, once."""
         if len(self.positions) != len(self.engines):
             raise ValueError(f"{len(self.engines)} engines but {len(self.positions)} positions:"
                              " each engine has its position")
+        if len(set(self.engines)) < len(self.engines):
+            best: dict[str, int] = {}
+            for engine, position in zip(self.engines, self.positions, strict=True):
+                best[engine] = min(position, best.get(engine, position))
+            self.engines, self.positions = list(best), list(best.values())
         return self
 
 

@@ -81,6 +81,14 @@ def test_a_hit_with_more_engines_than_positions_is_refused() -> None:
         RawHit(url="https://a.example/x", line="l", engines=["l:a", "l:b"], positions=[1])
 
 
+def test_an_engine_named_twice_keeps_its_best_position_once() -> None:
+    from tamis.models import RawHit
+
+    hit = RawHit(url="https://a.example/x", line="l", engines=["l:b", "l:a", "l:b"],
+                 positions=[7, 2, 3])
+    assert (hit.engines, hit.positions) == (["l:b", "l:a"], [3, 2])
+
+
 hosts = st.one_of(
     st.builds(lambda sub, dom: sub + dom, st.sampled_from(["", "www.", "a.b.", ".", "x"]),
               st.sampled_from(["bing.com", "google.co.uk", "google.", "l.facebook.com",

@@ -70,6 +70,8 @@ def test_absurd_urls_are_invalid(bad: str) -> None:
     ("esbuild.github.io", "esbuild.github.io", "esbuild"),
     ("a.b.sacredage.blogspot.com", "sacredage.blogspot.com", "sacredage"),
     ("xn--80aswg.xn--p1ai", "xn--80aswg.xn--p1ai", "xn--80aswg"),  # punycode
+    ("a.b.xn--55qx5d.cn", "b.xn--55qx5d.cn", "b"),  # under a rule of two labels, one IDN
+    ("xn--bad-.com", "xn--bad-.com", "xn--bad-"),  # not valid punycode: as it is
     ("www.city.kawasaki.jp", "city.kawasaki.jp", "city"),  # an exception to a wildcard rule
     # what names no site stays itself: an address, a public suffix
     ("127.0.0.1", "127.0.0.1", "127.0.0.1"), ("::1", "::1", "::1"),

@@ -24,7 +24,7 @@ def _candidate(group: list[tuple[int, CleanURL]], hits: list[tuple[RawHit, int, 
         url, variants, line_orders = clean.url, [hit.url[:2000]], [order]
         title, snippet = title_of(hit.title), snippet_of(hit.snippet)
         published = hit.published or None
-        positions = _best_positions([hit])
+        positions = dict(sorted(zip(hit.engines, hit.positions, strict=True)))  # each engine once
         lines = {hit.line: min(hit.positions) if hit.positions else first_seen}
         weights = {hit.line: weight}
     else:

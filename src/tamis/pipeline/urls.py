@@ -49,40 +49,51 @@ class CleanURL(NamedTuple):
 @cache
 def _suffix_list() -> PublicSuffixList:
     """The list, with its private section (a blog on blogspot.com is a site of its own), read
-    on the first lookup (about 40 ms of CPU), once a process."""
+    on the first lookup, once a process. Its internationalised rules stay as the list writes
+    them, in Unicode (``_site`` asks about such a host in Unicode): the list's punycode copy of
+    every rule would triple the CPU of reading it, on every CLI call."""
     from publicsuffixlist import PublicSuffixList
 
-    return PublicSuffixList()
+    return PublicSuffixList(accept_encoded_idn=False)
 
 
-def _is_ip(host: str) -> bool:
+@lru_cache(maxsize=65536)
+def _site(host: str) -> tuple[str, str] | None:
+    """(registrable domain, its public suffix) of a host name (lower case, IDN labels in
+    punycode, as ``clean_url`` gives it); None for an IP address or a public suffix itself."""
     try:
         ipaddress.ip_address(host)
+        return None
     except ValueError:
-        return False
-    return True
-
-
-@lru_cache(maxsize=65536)
-def registrable_domain(host: str) -> str:
-    """``forum.proxmox.com`` -> ``proxmox.com``; ``bbc.co.uk`` stays; ``user.github.io`` is a
-    site of its own; an IP address, or a host that is a public suffix itself, stays as it is."""
-    if not host or _is_ip(host):
-        return host
-    return _suffix_list().privatesuffix(host) or host
-
-
-@lru_cache(maxsize=65536)
-def site_label(host: str) -> str:
-    """The name part of the registrable domain: ``thecureforboredom`` of its .com, ``esbuild``
-    of esbuild.github.io; an IP address or a public suffix names nothing more."""
-    if not host or _is_ip(host):
-        return host
+        pass
+    idn = "xn--" in host
+    if idn:
+        try:
+            host = host.encode("ascii").decode("idna")
+        except UnicodeError:
+            idn = False  # not valid punycode: asked as it is
     suffixes = _suffix_list()
     site = suffixes.privatesuffix(host)
     if site is None:
-        return host
-    return site[:-len(suffixes.publicsuffix(site)) - 1]
+        return None
+    public = suffixes.publicsuffix(site)
+    if idn:
+        site, public = site.encode("idna").decode("ascii"), public.encode("idna").decode("ascii")
+    return site, public
+
+
+def registrable_domain(host: str) -> str:
+    """``forum.proxmox.com`` -> ``proxmox.com``; ``bbc.co.uk`` stays; ``user.github.io`` is a
+    site of its own; an IP address, or a host that is a public suffix itself, stays as it is."""
+    found = _site(host) if host else None
+    return host if found is None else found[0]
+
+
+def site_label(host: str) -> str:
+    """The name part of the registrable domain: ``thecureforboredom`` of its .com, ``esbuild``
+    of esbuild.github.io; an IP address or a public suffix names nothing more."""
+    found = _site(host) if host else None
+    return host if found is None else found[0][:-len(found[1]) - 1]
 
 
 @lru_cache(maxsize=65536)
