@@ -141,6 +141,9 @@ class Tamis:
 
         ``budget`` overrides ``extraction.total_chars`` for this search. A repeat within
         ``cache.ttl_seconds`` is the stored answer, every line ``cached: true``."""
+        if isinstance(request, str):
+            request = SearchRequest(query=request)
+        request = replace(request, query=check_query(request.query))  # before its cache key
         key = self.answer_key(request, extract=extract, explain=explain,
                               max_results=max_results, budget=budget)
         if key is not None:

@@ -106,13 +106,13 @@ def serve(host: str | None, port: int | None, workers: int | None,
 @friendly_errors
 def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | None) -> None:
     """Run the MCP server (tools web_search and read_url) over stdio, or --http."""
-    from tamis.interfaces.mcp_server import build_server
+    from tamis.interfaces.mcp_server import build_server, serve_stdio
     from tamis.settings import load_config
 
     load_config(config_path)  # a config error is one line here, not a crash of the server
     server = build_server(config_path=config_path, lite=lite)
     if not over_http:
-        server.run("stdio")
+        serve_stdio(server)
         return
     import uvicorn
 

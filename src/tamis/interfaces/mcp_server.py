@@ -7,6 +7,10 @@ the server keeps running. ``lite=True`` exposes query-only schemas for small loc
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated, Any
@@ -16,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from tamis.backends.clean import clean_str
 from tamis.core import Tamis
 from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
@@ -189,3 +194,53 @@ def build_server(*, config_path: str | None = None, layer: Tamis | None = None,
         return await do_read(url, max_chars, start, query)
 
     return server
+
+
+# A JSON escape of a UTF-16 surrogate (``\ud800``): legal JSON, refused by the SDK's parser
+# when it stands alone (a cut emoji), and then the call is never answered (python-sdk#2751).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def serve_stdio(server: MCPServer[Any]) -> None:
+    """``server.run("stdio")``, every frame read first by ``clean_frame``: the process's
+    stdin is copied line by line through a pipe that becomes its fd 0."""
+    source = os.dup(0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    threading.Thread(target=_copy_frames, args=(source, write_end), daemon=True,
+                     name="tamis-mcp-stdin").start()
+    server.run("stdio")
+
+
+def _copy_frames(source: int, sink: int) -> None:
+    """Every line of ``source`` through ``clean_frame`` into ``sink``; the end of ``source``
+    closes ``sink``, so the server sees its client leave."""
+    with open(source, "rb") as lines, open(sink, "wb", buffering=0) as out:
+        try:
+            for line in lines:
+                out.write(clean_frame(line))
+        except (BrokenPipeError, ValueError):  # the server stopped reading
+            return
+
+
+def clean_frame(line: bytes) -> bytes:
+    """A JSON-RPC line whose strings hold lone surrogates, written again with U+FFFD in
+    their place (as tamis cleans backend answers); any other line as it came."""
+    if _SURROGATE_ESCAPE.search(line) is None:
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line  # not JSON: the SDK says so
+    return json.dumps(_cleaned(message)).encode() + b"\n"
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_str(value)
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    if isinstance(value, dict):
+        return {_cleaned(key): _cleaned(item) for key, item in value.items()}
+    return value
