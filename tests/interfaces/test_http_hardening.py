@@ -177,6 +177,29 @@ def test_malformed_requests_are_clean_4xx(tmp_path: Path, searxng: LoopbackServe
         assert "Traceback" not in big.text
 
 
+@pytest.mark.parametrize(("path", "body", "says"), [
+    ("/v1/search", '{"query": "x",\n "extract" false}',
+     "the body is not valid JSON: Expecting ':' delimiter at line 2, column 12"),
+    ("/v1/search", "query=thin+pool", "the body is not valid JSON: Expecting value at line 1,"
+                                      " column 1"),
+    ("/v1/read", '{"url": ', "the body is not valid JSON: Expecting value at line 1, column 9"),
+    ("/v1/search", b'{"query": "\xff"}',
+     "the body is not valid JSON: it is not utf-8 text (invalid start byte at byte 11)"),
+    ("/search", '{"query": ', "the body is not valid JSON: EOF while parsing a value at line 1"
+                              " column 10"),
+    ("/v1/search", "", 'the body is empty: send a JSON object, e.g. {"query": "..."}'),
+])
+def test_a_body_that_is_not_json_is_named_with_where_it_broke(
+        tmp_path: Path, searxng: LoopbackServer, path: str, body: str | bytes,
+        says: str) -> None:
+    with Served(create_app(layer(tmp_path, searxng.url), close_layer=True)) as served:
+        answer = httpx.post(served.url + path, content=body,
+                            headers={"Content-Type": "application/json"})
+    assert answer.status_code == (422 if body == "" else 400)
+    assert answer.json()["error"] == says
+    assert searxng.requests_to("/search") == []
+
+
 def test_a_search_over_the_limit_queues_briefly(tmp_path: Path) -> None:
     arrived = threading.Event()
 

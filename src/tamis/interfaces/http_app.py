@@ -21,16 +21,18 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tamis.core import Tamis
 from tamis.errors import TamisError
 from tamis.interfaces.http_answers import Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
-from tamis.interfaces.http_errors import error_for, error_response
+from tamis.interfaces.http_errors import error_for, error_response, not_json, unreadable_body
 from tamis.interfaces.http_limits import Guard, HTTPError, Service
 from tamis.interfaces.render import answer_dict, response_dict
 from tamis.interfaces.web import web_routes
@@ -80,6 +82,10 @@ def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
 
 def invalid(exc: ValidationError | RequestValidationError) -> HTTPError:
     first = exc.errors()[0] if exc.errors() else {}
+    if first.get("type") == "json_invalid":  # the body could not be read at all: 400
+        return HTTPError(400, not_json(getattr(exc, "body", None), first))
+    if first.get("type") == "missing" and tuple(first.get("loc", ())) == ("body",):
+        return HTTPError(422, "the body is empty: send a JSON object, e.g. {\"query\": \"...\"}")
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
     return HTTPError(422, f"{where or 'request'}: {first.get('msg', 'invalid request')}")
 
@@ -122,6 +128,11 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
     @app.exception_handler(TamisError)  # HTTPRefusal included: the one map, error_for
     async def _tamis_error(_: Request, exc: TamisError) -> JSONResponse:
         return error_for(exc)
+
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's own: a body not UTF-8
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        why = unreadable_body(exc)
+        return error_response(400, why) if why else await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

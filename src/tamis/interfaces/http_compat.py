@@ -29,6 +29,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tamis.failure import failure_reason
+from tamis.interfaces.http_errors import not_json
 from tamis.interfaces.http_limits import HTTPError, Service, is_form
 from tamis.interfaces.http_shapes import (
     searxng_config,
@@ -69,6 +70,8 @@ class TavilyExtractBody(BaseModel):
 
 def invalid(exc: ValidationError, prefix: str = "") -> HTTPError:
     first = exc.errors()[0]
+    if first.get("type") == "json_invalid":
+        return HTTPError(400, not_json(None, first))
     where = ".".join(str(p) for p in first.get("loc", ())) or "body"
     return HTTPError(400, f"{prefix}{where}: {first.get('msg')}")
 
