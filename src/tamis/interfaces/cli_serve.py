@@ -43,6 +43,16 @@ def worker_count(asked: int, store_url: str | None) -> int:
                else os.cpu_count() or 1)
 
 
+def proxy_options(trusted: list[str]) -> dict[str, Any]:
+    """uvicorn's forwarded-header settings: ``X-Forwarded-For`` (the client address the
+    rate limit counts) and ``-Proto`` believed only from the proxies ``serve.trusted_proxies``
+    names. uvicorn's own default believes any peer on 127.0.0.1 (FORWARDED_ALLOW_IPS), so
+    a client on the same host could pick a new address for every request."""
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": list(trusted)}
+
+
 @click.command("serve", short_help="Serve over HTTP (native, SearXNG- and Tavily-compatible"
                " endpoints).")
 @click.option("--host", default=None, help="Address to bind (config serve.host, 127.0.0.1).")
@@ -75,7 +85,8 @@ def serve(host: str | None, port: int | None, workers: int | None,
                f"{', '.join(b.name for b in layer.config.backends) or 'none'}; "
                f"{count} worker{'s' if count > 1 else ''})", err=True)
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning",
-                               "access_log": False, "timeout_graceful_shutdown": 5}
+                               "access_log": False, "timeout_graceful_shutdown": 5,
+                               **proxy_options(cfg.trusted_proxies)}
     if count == 1:
         uvicorn.run(http_app.create_app(layer, token=token, close_layer=True, bind=host),
                     **options)

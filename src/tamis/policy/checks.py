@@ -135,6 +135,20 @@ def check_hosts(hosts: list[str]) -> list[str]:
     return hosts
 
 
+def check_networks(values: list[str]) -> list[str]:
+    """IP addresses or CIDR ranges (``10.0.0.5``, ``10.0.0.0/8``, ``::1``): anything else
+    would be compared as text with a peer's address and silently never match."""
+    import ipaddress
+
+    for value in values:
+        try:
+            ipaddress.ip_network(value.strip(), strict=False)
+        except ValueError:
+            raise ValueError(f"{value[:80]!r} is not an IP address or a CIDR range (e.g."
+                             " 10.0.0.5 or 10.0.0.0/8)") from None
+    return [value.strip() for value in values]
+
+
 def check_env_name(value: str) -> str:
     if looks_like_secret(value):
         # Never echo the value: it may be a real key.

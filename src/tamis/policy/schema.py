@@ -19,6 +19,7 @@ from tamis.policy.checks import (  # noqa: F401
     bounded_number,
     check_env_name,
     check_hosts,
+    check_networks,
     check_url,
     key_in_text,
     key_in_url,
@@ -240,6 +241,14 @@ class ServeConfig(Strict):
         " '*' for any")
     workers: int = Field(default=0, ge=0, le=64,
                          description="Processes serving; 0: one per core")
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="Proxies (IP addresses, CIDR ranges) whose"
+        " X-Forwarded-For names the client; from any other peer the header is ignored")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, v: list[str]) -> list[str]:
+        return check_networks(v)
 
 
 class Config(Strict):
