@@ -143,7 +143,7 @@ class Tamis:
         ``cache.ttl_seconds`` is the stored answer, every line ``cached: true``."""
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        request = replace(request, query=check_query(request.query))  # before its cache key
+        request = request.model_copy(update={"query": check_query(request.query)})  # its key
         key = self.answer_key(request, extract=extract, explain=explain,
                               max_results=max_results, budget=budget)
         if key is not None:

@@ -48,7 +48,7 @@ def cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProc
     base.update(XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
                 **env)
     argv = [os.fsencode(a) for a in args]  # a surrogate here is a byte that is not UTF-8
-    return subprocess.run([os.fsencode(sys.executable), b"-m", b"tamis.interfaces.entry", *argv],
+    return subprocess.run([os.fsencode(sys.executable), b"-m", b"tamis.interfaces.cli", *argv],
                           env=base, capture_output=True, timeout=120)
 
 
