@@ -41,10 +41,11 @@ def load_config(
     ``live=False`` (``--replay``: the lines are replaced by recordings) skips the checks of
     what a line needs to be asked live (its base_url, its folder). ``snapshots``: a store
     keeping the validated files (``tamis.policy.snapshot``; the CLI passes its store)."""
-    from tamis.backends.registry import check_key_values
+    from tamis.backends.registry import check_key_values, key_shapes
 
     environ = os.environ if env is None else env
-    read = read_config(explicit, overrides=overrides, snapshots=snapshots)
+    read = read_config(explicit, overrides=overrides, snapshots=snapshots,
+                       key_shapes=key_shapes())
     config = read.config
     if not read.user_has_backends and not config.backends:
         config = config.model_copy(update={"backends": zero_config_backends(environ)})

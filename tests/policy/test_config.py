@@ -86,6 +86,22 @@ def test_config_errors_name_file_key_and_line(tmp_path: Path, text: str,
     assert "tvly-AbCdEf1234567890" not in message  # a pasted key is never echoed
 
 
+@pytest.mark.parametrize(("section", "variable"), [
+    ("backends:\n  - name: brave\n    api_key_env: {key}\n", "BRAVE_API_KEY"),
+    ("backends:\n  - name: tavily\n    credentials: [{key}]\n", "TAVILY_API_KEY"),
+    ("backends:\n  - name: web\n    type: serper\n    api_key_env: {key}\n", "SERPER_API_KEY"),
+    ("extraction:\n  firecrawl:\n    api_key_env: {key}\n", "FIRECRAWL_API_KEY"),
+])
+def test_a_pasted_key_is_refused_with_the_lines_own_variable_as_the_hint(
+        tmp_path: Path, section: str, variable: str) -> None:
+    key = "BSAk3yF0rBr4veSe4rch0nly"
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, section.format(key=key)))
+    message = str(err.value)
+    assert "looks like an API key" in message and f"(e.g. {variable})" in message
+    assert key not in message
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path / "nope.yaml")

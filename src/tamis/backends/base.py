@@ -152,6 +152,8 @@ class Adapter:
     default_base_url: ClassVar[str | None] = None
     default_search_path: ClassVar[str] = ""
     default_key_env: ClassVar[str | None] = None
+    # How this provider's keys start: such a value pasted into a config is refused as a key.
+    key_prefixes: ClassVar[tuple[str, ...]] = ()
     auth_style: ClassVar[AuthStyle] = "bearer"
     speaks_http: ClassVar[bool] = True
     cacheable: ClassVar[bool] = True
@@ -218,13 +220,17 @@ class Adapter:
         wanted = request.max_results or self.max_results
         return max(1, min(wanted, self.max_count))
 
-    def post_json(self, asked: Mapping[str, Any], key: str | None,
-                  defaults: Mapping[str, Any] | None = None) -> HttpRequest:
-        """A JSON POST to the search URL: ``request_fields(asked, defaults)`` as the body,
-        the key in the auth header (what most JSON search APIs take)."""
+    def json_request(self, method: Literal["GET", "POST"], asked: Mapping[str, Any],
+                     key: str | None, defaults: Mapping[str, Any] | None = None
+                     ) -> HttpRequest:
+        """A request of the search URL for a JSON answer (what search APIs take):
+        ``request_fields(asked, defaults)`` as its query (GET) or its JSON body (POST), the
+        key in the line's auth header."""
+        fields = self.request_fields(asked, defaults)
         headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("POST", self.search_url(), json=self.request_fields(asked, defaults),
-                           headers=headers)
+        if method == "GET":
+            return HttpRequest("GET", self.search_url(), params=fields, headers=headers)
+        return HttpRequest("POST", self.search_url(), json=fields, headers=headers)
 
     def auth_headers(self, key: str | None) -> dict[str, str]:
         """The header that carries a key, in the line's (or the adapter's) auth style."""

@@ -48,6 +48,7 @@ class Brave(Adapter):
     default_base_url = "https://api.search.brave.com"
     default_search_path = "/res/v1/web/search"
     default_key_env = "BRAVE_API_KEY"
+    key_prefixes = ("BSA",)
     auth_style = "x-subscription-token"
     zero_config = ZeroConfig(key_env="BRAVE_API_KEY", order=30)
     max_count = 20
@@ -63,9 +64,7 @@ class Brave(Adapter):
             params["search_lang"] = lang
         if request.safesearch is not None:
             params["safesearch"] = SAFESEARCH[request.safesearch]
-        params = self.request_fields(params)
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        return HttpRequest("GET", self.search_url(), params=params, headers=headers)
+        return self.json_request("GET", params, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict):

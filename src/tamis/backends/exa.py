@@ -46,6 +46,7 @@ class Exa(Adapter):
     default_base_url = "https://api.exa.ai"
     default_search_path = "/search"
     default_key_env = "EXA_API_KEY"
+    key_prefixes = ("exa-",)
     auth_style = "x-api-key"
     zero_config = ZeroConfig(key_env="EXA_API_KEY", order=40)
     max_count = 100
@@ -59,7 +60,7 @@ class Exa(Adapter):
         if request.time_range:
             start = datetime.now(UTC) - timedelta(days=TIME_RANGE_DAYS[request.time_range])
             body["startPublishedDate"] = start.strftime("%Y-%m-%dT00:00:00.000Z")
-        return self.post_json(
+        return self.json_request("POST",
             body, key, {"contents": {"highlights": {"maxCharacters": self.max_chars}}})
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:

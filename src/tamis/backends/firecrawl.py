@@ -45,6 +45,7 @@ class Firecrawl(Adapter):
     default_base_url = HOSTED
     default_search_path = "/v1/search"
     default_key_env = "FIRECRAWL_API_KEY"
+    key_prefixes = ("fc-",)
     auth_style = "bearer"
     max_count = 100
     zero_config = ZeroConfig(
@@ -68,7 +69,7 @@ class Firecrawl(Adapter):
         body: dict[str, Any] = {"query": request.query, "limit": self.count(request)}
         if request.time_range:
             body["tbs"] = TBS[request.time_range]
-        return self.post_json(body, key)
+        return self.json_request("POST", body, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict):

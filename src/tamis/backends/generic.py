@@ -59,11 +59,7 @@ class Generic(Adapter):
         count_param = "max_results" if self.line.count_param is None else self.line.count_param
         if count_param:
             fields[count_param] = self.count(request)
-        fields = self.request_fields(fields)
-        headers = {"Accept": "application/json", **self.auth_headers(key)}
-        if (self.line.method or "POST") == "GET":
-            return HttpRequest("GET", self.search_url(), params=fields, headers=headers)
-        return HttpRequest("POST", self.search_url(), json=fields, headers=headers)
+        return self.json_request(self.line.method or "POST", fields, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if isinstance(payload, dict):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import tamis.backends
 from tamis.backends.base import AUTH_HEADERS, COMMON_KEYS, Adapter
 from tamis.errors import ConfigError, DeclarationError
-from tamis.policy.checks import ENV_NAME, url_problem
+from tamis.policy.checks import ENV_NAME, KeyShapes, url_problem
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import LineConfig
 from tamis.redact import value_problem
@@ -79,6 +79,8 @@ def check_declaration(cls: type[Adapter]) -> None:
         raise DeclarationError(f"{where}: options {sorted(unknown)} are not line keys")
     if set(cls.options) & set(COMMON_KEYS):
         raise DeclarationError(f"{where}: options repeat keys every line has")
+    if any(not isinstance(p, str) or not p for p in cls.key_prefixes):
+        raise DeclarationError(f"{where}: key_prefixes must be non-empty strings")
     variables = cls.zero_config.variables() if cls.zero_config else []
     for name in [*variables, *([cls.default_key_env] if cls.default_key_env else [])]:
         if not ENV_NAME.fullmatch(name):
@@ -86,6 +88,16 @@ def check_declaration(cls: type[Adapter]) -> None:
     module = importlib.import_module(cls.__module__)
     if not (module.__doc__ or "").strip():
         raise DeclarationError(f"{where}: the module has no docstring (it is the backend's manual)")
+
+
+@functools.cache
+def key_shapes() -> KeyShapes:
+    """What the adapters declare of their keys, for the config's checks of pasted keys: every
+    provider's key prefixes, and the variable each line type reads its key from."""
+    return KeyShapes(
+        prefixes=tuple(sorted({p for cls in adapter_classes() for p in cls.key_prefixes})),
+        variables={kind: cls.default_key_env for kind, cls in adapters().items()
+                   if cls.default_key_env})
 
 
 def known_types() -> list[str]:

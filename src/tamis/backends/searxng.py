@@ -71,9 +71,12 @@ class SearXNG(Adapter):
     def key_envs(self) -> list[str]:
         return self.line.key_envs()  # a proxy in front of SearXNG may want one; none by default
 
+    def search_url(self) -> str:
+        return self.base_url + (self.line.search_path or "/search")
+
     def endpoint(self) -> str:
         try:
-            return self.base_url + (self.line.search_path or "/search")
+            return self.search_url()
         except AnswerError:
             return "(SEARXNG_URL not set)"
 
@@ -83,12 +86,7 @@ class SearXNG(Adapter):
             value = getattr(request, name)
             if value is not None:
                 params[name] = value
-        params = self.request_fields(params)
-        headers = {"Accept": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return HttpRequest("GET", self.base_url + (self.line.search_path or "/search"),
-                           params=params, headers=headers)
+        return self.json_request("GET", params, key)
 
     def check_status(self, response: httpx.Response) -> None:
         if response.status_code == 403:

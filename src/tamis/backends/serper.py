@@ -62,7 +62,7 @@ class Serper(Adapter):
             body["gl"] = country
         if request.pageno and request.pageno > 1:
             body["page"] = request.pageno
-        return self.post_json(body, key)
+        return self.json_request("POST", body, key)
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict):

@@ -36,6 +36,7 @@ class Tavily(Adapter):
     default_base_url = "https://api.tavily.com"
     default_search_path = "/search"
     default_key_env = "TAVILY_API_KEY"
+    key_prefixes = ("tvly-",)
     auth_style = "bearer"
     zero_config = ZeroConfig(key_env="TAVILY_API_KEY", order=20)
     max_count = 20
@@ -48,7 +49,7 @@ class Tavily(Adapter):
             body["include_domains"] = list(request.include_domains)
         if request.exclude_domains:
             body["exclude_domains"] = list(request.exclude_domains)
-        return self.post_json(body, key, {"search_depth": "basic", "topic": "general"})
+        return self.json_request("POST", body, key, {"search_depth": "basic", "topic": "general"})
 
     def parse(self, payload: Any, request: SearchRequest) -> Parsed:
         if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):

@@ -8,11 +8,34 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationInfo
+
 ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
-# Known key prefixes of search/LLM providers: a value with one of these is a secret, not a name.
-SECRET_PREFIXES = ("tvly-", "fc-", "sk-", "pk-", "exa-", "ghp_", "gho_", "xoxb-", "AIza")
+# How the keys of services tamis asks nothing of start (LLM providers, code hosts, chat apps):
+# a user may paste one all the same. Each backend declares its own provider's prefixes
+# (``Adapter.key_prefixes``), passed in as ``KeyShapes``.
+SECRET_PREFIXES = ("sk-", "pk-", "ghp_", "gho_", "xoxb-", "AIza")
+EXAMPLE_VARIABLE = "MY_SEARCH_API_KEY"  # the hint of a line whose adapter names no variable
+
+
+@dataclass(frozen=True)
+class KeyShapes:
+    """What the backends declare of their keys (``tamis.backends.registry.key_shapes``), given
+    to the config's validation as pydantic's context (``{"key_shapes": ...}``): the prefixes
+    their keys start with, and the variable each line type reads its key from (the hint)."""
+
+    prefixes: tuple[str, ...] = ()
+    variables: Mapping[str, str] = field(default_factory=dict)
+
+
+def key_shapes(info: ValidationInfo) -> KeyShapes:
+    """The ``KeyShapes`` a validation was given (none: only ``SECRET_PREFIXES`` known)."""
+    found = (info.context or {}).get("key_shapes")
+    return found if isinstance(found, KeyShapes) else KeyShapes()
 
 
 # No number in the config may exceed this (nor be inf or nan): a value past what tamis can
@@ -34,12 +57,12 @@ def bounded_number(value: Any) -> Any:
     return value
 
 
-def looks_like_secret(value: str) -> bool:
+def looks_like_secret(value: str, prefixes: tuple[str, ...] = ()) -> bool:
     """Tell a pasted key from an environment variable name by its shape.
 
     Names are UPPER_SNAKE; keys are long, mixed-case, or carry a known provider prefix.
     """
-    if value.startswith(SECRET_PREFIXES):
+    if value.startswith(SECRET_PREFIXES + prefixes):
         return True
     if not ENV_NAME.match(value) or len(value) > 64:
         return True
@@ -47,25 +70,31 @@ def looks_like_secret(value: str) -> bool:
     return "_" not in value and len(value) >= 20 and any(c.isdigit() for c in value)
 
 
-# In free text (a URL, a parameter), a key is a token with a provider prefix, a long run of
-# letters and digits (hex, base62), or a UUID; or any value under a key-like name.
-_KEY_TOKEN = (
-    r"(?<![A-Za-z0-9])(?:(?:tvly|fc|sk|pk|exa|xoxb)-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{8,}"
-    r"|BSA[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{16,}"
+# In free text (a URL, a parameter), a key is a token with a provider prefix (then at least 8
+# key characters, a digit among them), a long run of letters and digits (hex, base62), or a
+# UUID; or any value under a key-like name.
+_OTHER_KEY_TOKENS = (
+    r"(?:sk|pk|xoxb)-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}"
     r"|AIza[A-Za-z0-9_-]{16,}|(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{20,}"
-    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
-    r"(?![A-Za-z0-9])")
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _key_token(prefixes: tuple[str, ...]) -> str:
+    """The pattern of a key in free text, the declared ``prefixes`` among its shapes."""
+    declared = "|".join(re.escape(prefix) for prefix in prefixes)
+    led = f"(?:{declared})(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{{8,}}|" if prefixes else ""
+    return f"(?<![A-Za-z0-9])(?:{led}{_OTHER_KEY_TOKENS})(?![A-Za-z0-9])"
 KEY_NAMES = frozenset({"key", "apikey", "api_key", "api-key", "x-api-key", "token",
                        "access_token", "auth", "authorization", "secret", "client_secret",
                        "password", "passwd", "subscription-token", "x-subscription-token"})
 
 
-def key_in_text(value: str) -> bool:
+def key_in_text(value: str, prefixes: tuple[str, ...] = ()) -> bool:
     """True when free text (a URL, a parameter value) holds something shaped like a key."""
-    return bool(re.search(_KEY_TOKEN, value))  # compiled when first asked (re keeps it)
+    return re.search(_key_token(prefixes), value) is not None  # (re keeps it compiled)
 
 
-def key_in_url(url: str) -> str | None:
+def key_in_url(url: str, prefixes: tuple[str, ...] = ()) -> str | None:
     """Where a URL carries a key (its password, a key-named parameter, a key-shaped part),
     or None. Never quotes the key."""
     from urllib.parse import parse_qsl, urlsplit
@@ -80,7 +109,7 @@ def key_in_url(url: str) -> str | None:
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
         if value and name.lower() in KEY_NAMES:
             return f"a value for the parameter {name!r}"
-    if key_in_text(url):
+    if key_in_text(url, prefixes):
         return "a key-shaped part"
     return None
 
@@ -149,13 +178,15 @@ def check_networks(values: list[str]) -> list[str]:
     return [value.strip() for value in values]
 
 
-def check_env_name(value: str) -> str:
-    if looks_like_secret(value):
+def check_env_name(value: str, shapes: KeyShapes, variable: str | None = None) -> str:
+    """``value`` when it is a variable's name; a pasted key is refused, the hint naming
+    ``variable`` (the one its line reads by default)."""
+    if looks_like_secret(value, shapes.prefixes):
         # Never echo the value: it may be a real key.
         raise ValueError(
             "looks like an API key, not an environment variable name; put the key in an"
-            " environment variable and name the variable here (e.g. TAVILY_API_KEY)"
-        )
+            " environment variable and name the variable here"
+            f" (e.g. {variable or EXAMPLE_VARIABLE})")
     return value
 
 

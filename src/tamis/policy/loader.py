@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tamis.errors import ConfigError
 from tamis.policy import files, snapshot
+from tamis.policy.checks import KeyShapes
 from tamis.policy.files import builtin_data, builtin_json, merge
 from tamis.version import __version__
 
@@ -119,12 +120,14 @@ def read_config(
     *,
     overrides: dict[str, Any] | None = None,
     snapshots: Store | None = None,
+    key_shapes: KeyShapes | None = None,
 ) -> ReadConfig:
     """Read the config files (see the module docstring) and validate them against the schema.
     Raises ConfigError with a one-line message.
 
     ``snapshots``: a store where the validated config of the same files was kept
-    (``tamis.policy.snapshot``): found there, it is not validated again; else it is kept."""
+    (``tamis.policy.snapshot``): found there, it is not validated again; else it is kept.
+    ``key_shapes``: what the backends declare of their keys (a pasted key is refused)."""
     path = discover(explicit)
     builtin_text = BUILTIN.read_text("utf-8")
     data = builtin_data(builtin_text)
@@ -174,20 +177,21 @@ def read_config(
         __version__, builtin_text, text)
     config = _snapshot_of(snapshots, kept)
     if config is None:
-        config = _validate(data, source, lines)
+        config = _validate(data, source, lines, key_shapes or KeyShapes())
         if kept is not None:
             _keep_snapshot(snapshots, kept, config)
     return ReadConfig(config=config, source=source, lines=lines, data=data,
                       user_has_backends=user_has_backends)
 
 
-def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int]) -> Config:
+def _validate(data: dict[str, Any], source: str, lines: dict[tuple[Any, ...], int],
+              key_shapes: KeyShapes) -> Config:
     from pydantic import ValidationError
 
     from tamis.policy.schema import Config
 
     try:
-        return Config.model_validate(data)
+        return Config.model_validate(data, context={"key_shapes": key_shapes})
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise ConfigError(_format_error(dict(first), source, lines, data)) from None

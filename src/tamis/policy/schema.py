@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 # The value checks live in tamis.policy.checks (re-exported: older imports name schema).
 from tamis.policy.checks import (  # noqa: F401
@@ -24,6 +24,7 @@ from tamis.policy.checks import (  # noqa: F401
     key_in_text,
     key_in_url,
     key_refusal,
+    key_shapes,
     looks_like_secret,
     url_problem,
 )
@@ -71,27 +72,29 @@ class LineConfig(Strict):
     path: str | None = Field(default=None, description="recorded (or replay): folder of recordings")
     enabled: bool = True
 
-    @field_validator("api_key_env")
+    @field_validator("api_key_env", "credentials")
     @classmethod
-    def _env_name(cls, v: str | None) -> str | None:
-        return None if v is None else check_env_name(v)
-
-    @field_validator("credentials")
-    @classmethod
-    def _env_names(cls, v: list[str]) -> list[str]:
-        return [check_env_name(x) for x in v]
+    def _env_names(cls, v: str | list[str] | None, info: ValidationInfo
+                   ) -> str | list[str] | None:
+        """Names of variables, not pasted keys; the hint names this line's own variable."""
+        shapes = key_shapes(info)
+        kind = info.data.get("type") or info.data.get("name") or ""
+        variable = shapes.variables.get(kind)
+        if isinstance(v, list):
+            return [check_env_name(name, shapes, variable) for name in v]
+        return None if v is None else check_env_name(v, shapes, variable)
 
     @field_validator("name", "type", "search_path", "query_param", "count_param")
     @classmethod
-    def _no_key_in_text(cls, v: str | None) -> str | None:
-        if v is not None and key_in_text(v):
+    def _no_key_in_text(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None and key_in_text(v, key_shapes(info).prefixes):
             raise key_refusal("a key-shaped value")
         return v
 
     @field_validator("base_url")
     @classmethod
-    def _no_key_in_url(cls, v: str | None) -> str | None:
-        where = key_in_url(v) if v is not None else None
+    def _no_key_in_url(cls, v: str | None, info: ValidationInfo) -> str | None:
+        where = key_in_url(v, key_shapes(info).prefixes) if v is not None else None
         if where:
             raise key_refusal(where)
         return check_url(v)
@@ -120,14 +123,16 @@ class LineConfig(Strict):
 
     @field_validator("params")
     @classmethod
-    def _no_key_in_params(cls, v: dict[str, str | int | float | bool]
+    def _no_key_in_params(cls, v: dict[str, str | int | float | bool], info: ValidationInfo
                           ) -> dict[str, str | int | float | bool]:
+        prefixes = key_shapes(info).prefixes
         for name, value in v.items():
             if name.lower() in KEY_NAMES and value not in ("", None, False):
                 raise key_refusal(f"the parameter {name!r}")
-            if key_in_text(name) or (isinstance(value, str) and key_in_text(value)):
-                raise key_refusal(f"the parameter {name!r}" if not key_in_text(name)
-                                  else "a parameter name")
+            if key_in_text(name, prefixes):
+                raise key_refusal("a parameter name")
+            if isinstance(value, str) and key_in_text(value, prefixes):
+                raise key_refusal(f"the parameter {name!r}")
         return v
 
     def key_envs(self) -> list[str]:
@@ -170,16 +175,17 @@ class FirecrawlExtraction(Strict):
 
     @field_validator("base_url")
     @classmethod
-    def _url(cls, v: str) -> str:
-        where = key_in_url(v)
+    def _url(cls, v: str, info: ValidationInfo) -> str:
+        where = key_in_url(v, key_shapes(info).prefixes)
         if where:
             raise key_refusal(where)
         return check_url(v) or v
 
     @field_validator("api_key_env")
     @classmethod
-    def _env_name(cls, v: str | None) -> str | None:
-        return None if v is None else check_env_name(v)
+    def _env_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        own = cls.model_fields["api_key_env"].default  # the hosted service's variable
+        return None if v is None else check_env_name(v, key_shapes(info), own)
 
 
 class ExtractionConfig(Strict):
