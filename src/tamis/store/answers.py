@@ -9,7 +9,8 @@ the same data with every line's ``cached: true``.
 
 ``config-fingerprint`` entries let a CLI call find the effective config's hash from the bytes
 of the config files and the environment, before validating anything (see
-``tamis.interfaces.cli_cache``). Standard library only: this module is on the CLI's fast path.
+``tamis.interfaces.cli_cache``). Standard library only: a cached repeat of the CLI reads its
+answer through this module alone.
 """
 
 from __future__ import annotations

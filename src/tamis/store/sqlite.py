@@ -321,4 +321,5 @@ class _Writer:
 
 def _stop(jobs: queue.SimpleQueue[Any], writer: threading.Thread) -> None:
     jobs.put(_STOP)
-    writer.join()
+    if writer is not threading.current_thread():  # collected on the writer's own thread:
+        writer.join()  # it stops at _STOP, after what was queued
