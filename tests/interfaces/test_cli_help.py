@@ -4,8 +4,10 @@ none of the heavy packages the commands use inside their bodies."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -74,3 +76,12 @@ def test_help_imports_no_heavy_package(args: list[str]) -> None:
     assert proc.stdout.startswith("Usage: tamis" if args != ["--version"] else "tamis, version")
     loaded = [line for line in proc.stderr.splitlines() if line.startswith("LOADED")]
     assert loaded == ["LOADED "], loaded
+
+
+def test_the_readme_shows_the_real_help() -> None:
+    readme = Path(__file__).parents[2] / "README.md"
+    proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "--help"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "80"})
+    assert f"$ tamis --help\n{proc.stdout}```" in readme.read_text(encoding="utf-8"), (
+        "README.md: paste the output of COLUMNS=80 tamis --help")
