@@ -30,7 +30,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, Parsed, Supports, ZeroConfig, country_code
+from tamis.backends.base import Adapter, Parsed, Supports, ZeroConfig, country_code
+from tamis.errors import AnswerError
 from tamis.models import SearchRequest
 
 UNREACHABLE = re.compile(r"dns|resolv|connect|unreachable|timed? ?out|network", re.I)

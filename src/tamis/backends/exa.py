@@ -28,15 +28,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tamis.backends.base import (
-    TIME_RANGE_DAYS,
-    Adapter,
-    AnswerError,
-    HttpRequest,
-    Parsed,
-    Supports,
-    ZeroConfig,
-)
+from tamis.backends.base import TIME_RANGE_DAYS, Adapter, HttpRequest, Parsed, Supports, ZeroConfig
+from tamis.errors import AnswerError
 from tamis.models import RawHit, SearchRequest
 
 

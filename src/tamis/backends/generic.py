@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports
-from tamis.errors import ConfigError
+from tamis.backends.base import Adapter, HttpRequest, Parsed, Supports
+from tamis.errors import AnswerError, ConfigError
 from tamis.models import Note, SearchRequest
 from tamis.policy.schema import LineConfig
 

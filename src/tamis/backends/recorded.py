@@ -42,8 +42,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, Parsed, Supports
+from tamis.backends.base import Adapter, Parsed, Supports
 from tamis.backends.searxng import parse_searxng
+from tamis.errors import AnswerError
 from tamis.models import LineAnswer, SearchRequest
 
 RECORDING_FORMAT = "tamis-recording/1"

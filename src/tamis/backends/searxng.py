@@ -25,15 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tamis.backends.base import (
-    Adapter,
-    AnswerError,
-    HttpRequest,
-    Parsed,
-    Supports,
-    ZeroConfig,
-    skipped_note,
-)
+from tamis.backends.base import Adapter, HttpRequest, Parsed, Supports, ZeroConfig, skipped_note
+from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest
 
 if TYPE_CHECKING:

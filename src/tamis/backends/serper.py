@@ -27,7 +27,6 @@ from typing import Any
 
 from tamis.backends.base import (
     Adapter,
-    AnswerError,
     HttpRequest,
     Parsed,
     Supports,
@@ -35,6 +34,7 @@ from tamis.backends.base import (
     country_code,
     language_code,
 )
+from tamis.errors import AnswerError
 from tamis.models import SearchRequest
 
 TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}

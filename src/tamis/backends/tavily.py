@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tamis.backends.base import Adapter, AnswerError, HttpRequest, Parsed, Supports, ZeroConfig
+from tamis.backends.base import Adapter, HttpRequest, Parsed, Supports, ZeroConfig
+from tamis.errors import AnswerError
 from tamis.models import SearchRequest
 
 
