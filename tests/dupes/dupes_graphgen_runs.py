@@ -126,8 +126,9 @@ class RunFamilies(HardNegatives):
 
     def quiet_watcher(self, w: int) -> None:
         rng = self.rng
-        place = rng.choice(["#support", "the vendor mailbox", "the release feeds", "#alerts",
-                            "the shared drive", "the price list", "the status page"])
+        subject = self.tw(1)[0]  # what this watcher watches: its own channel, mailbox, feed
+        place = rng.choice([f"#{subject}", f"the {subject} mailbox", f"the {subject} feeds",
+                            f"the {subject} shared drive", f"the {subject} price list"])
         what = place.removeprefix("the ").removeprefix("#")
         name = f"{what.split()[-1]}-watcher-{w}"
         shape = rng.choice(["hourly", "every-4h", "daily", "weekdays", "every-6h"])

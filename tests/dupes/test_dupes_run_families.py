@@ -113,6 +113,22 @@ def test_a_daily_job_then_a_weekly_one_under_one_title_are_two_jobs() -> None:
     ]
 
 
+def test_two_bots_whose_quiet_bodies_name_them_are_two_jobs() -> None:
+    def quiet(bot: str) -> str:
+        return (f"Quiet run of {bot}: nothing new since the last run. No items collected, "
+                "no alerts raised, nothing to summarise. Next run as scheduled.")
+
+    nodes = [
+        _node(k, f"Feed crawl {START + timedelta(days=k):%Y-%m-%d}",
+              quiet("sweep-bot" if k < 10 else "crawl-bot"), START + timedelta(days=k),
+              agent="sweep-bot" if k < 10 else "crawl-bot")
+        for k in range(20)
+    ]
+
+    assert _items(nodes) == [("WRITER-DEFECT", list(range(10))),
+                             ("WRITER-DEFECT", list(range(10, 20)))]
+
+
 def test_a_title_word_that_changes_with_the_month_is_one_job() -> None:
     nodes = [
         _node(k, f"Acme daily check ({(START + timedelta(days=20 + k)):%B})", _check_body(k),

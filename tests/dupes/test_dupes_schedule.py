@@ -47,6 +47,7 @@ def test_schedules(gaps_hours: list[float], label: str) -> None:
         [0.1, 0.12, 0.09, 0.11, 0.1, 0.1],  # every 6 minutes: under the one-hour floor
         [26.5, 51.2, 167.4],  # meetings on three odd days
         [5.0, 49.0, 97.0],  # mostly long silences that happen to land near a period
+        [2.3, 5.7, 2.25],  # webhook notes within 20 min of 2 h multiples: too loose to be chance
     ],
 )
 def test_not_schedules(gaps_hours: list[float]) -> None:

@@ -86,6 +86,11 @@ class DupesConfig(BaseModel):
         0.5, ge=0.0, le=1.0,
         description="Share of gaps that must be exactly one period (the rest: missed runs).",
     )
+    schedule_max_chance: float = Field(
+        0.001, gt=0.0, le=1.0,
+        description="Largest chance that irregular arrivals fit the period as closely as the "
+        "gaps do: (2 x the largest deviation / period) ^ gaps on it.",
+    )
     window_minutes: float = Field(
         60.0, ge=0.0, description="Runs on distinct days starting within this window of one "
         "time of day are a schedule too (0: off).",

@@ -9,7 +9,8 @@ per month. A person joins such stretches when they
 - keep the same period where each is a schedule by itself,
 - follow one another within the schedule's reach (`schedule_max_multiple` periods),
 - share one body template: the word shingles, numbers masked, that most of each stretch's
-  bodies carry (a different job under the same title writes different bodies),
+  bodies carry (a different job under the same title writes different bodies, or names
+  another bot in them),
 - hold a few runs each: two neighbours together at least twice `family_min_nodes` (a title
   word that changes every run or two names an entity, not a stretch of one job),
 - and together keep one cadence: the joined runs are a schedule, or each long stretch is one
@@ -27,9 +28,11 @@ from tamis.dupes.config import DupesConfig
 from tamis.dupes.schedule import Schedule, schedule_of
 from tamis.dupes.similarity import jaccard, shingles
 
-_BODY_SAMPLE = 9  # bodies read per stretch for its template: enough for a majority
-_TEMPLATE_AGREEMENT = 0.5  # body templates of one job's stretches: shingle Jaccard at least this
 _DIGITS_RE = re.compile(r"\d+")
+_BODY_SAMPLE = 9  # bodies read per stretch for its template: enough for a majority
+# One job's stretches carry the same body template, up to the sample's noise; two jobs whose
+# bodies differ only in a name (`Quiet run of sync-bot: ...`) stay below this.
+_TEMPLATE_AGREEMENT = 0.8
 
 
 @dataclass(slots=True)
@@ -56,7 +59,8 @@ BodiesOf = Callable[[list[int]], list[str]]
 
 
 def body_template(bodies: list[str], size: int) -> frozenset[int]:
-    """The shingles (numbers masked) that at least half of these bodies carry."""
+    """The shingles (numbers masked) that at least half of these bodies carry: a report's
+    numbers change from run to run, and a few sampled runs may share one by chance."""
     counts: Counter[int] = Counter()
     for body in bodies:
         counts.update(shingles(_DIGITS_RE.sub("0", body), size))

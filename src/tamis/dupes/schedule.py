@@ -4,7 +4,10 @@ A schedule is either
 
 - a period of at least `min_period_hours` (faster is a burst: an import, a paste), with every gap
   (or `schedule_regularity` of them) on that period or a small multiple of it (weekends, missed
-  runs), within `schedule_tolerance` of the period and `schedule_max_jitter_minutes`; or
+  runs), within `schedule_tolerance` of the period and `schedule_max_jitter_minutes`, and so
+  close to it that arrivals at random times would fit it as well less than
+  `schedule_max_chance` of the time (a cron is off by seconds; four webhook notes landing
+  within 20 minutes of 2 h multiples is a one-in-thirty chance, not a schedule); or
 - runs on distinct days that all start inside one `window_minutes` window of the time of day
   (a job started at first login).
 """
@@ -20,6 +23,7 @@ from itertools import pairwise
 from tamis.dupes.config import DupesConfig
 
 _NAMES = {3600.0: "hourly", 86400.0: "daily", 604800.0: "weekly"}
+_CLOCK_GRAIN = 60.0  # seconds: creation times rounded to the minute still show a cron's precision
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +49,20 @@ def _short(seconds: float) -> str:
 
 
 def _on_period(gaps: list[float], period: float, config: DupesConfig) -> list[int] | None:
-    """The multiple of `period` each gap is on, or None when too many gaps are off it."""
+    """The multiple of `period` each gap is on, or None when too many gaps are off it, or when
+    gaps this far off the period would land on it by chance too often."""
     tol = _tolerance(period, config)
     multiples = []
+    worst = _CLOCK_GRAIN
     for gap in gaps:
         k = round(gap / period)
         if 1 <= k <= config.schedule_max_multiple and abs(gap - k * period) <= tol:
             multiples.append(k)
+            worst = max(worst, abs(gap - k * period))
+    # An arrival at a random time lands within `worst` of a multiple of the period with a
+    # chance of about 2 * worst / period; every on-schedule gap doing so by accident is rarer.
+    if multiples and (2 * worst / period) ** len(multiples) > config.schedule_max_chance:
+        return None  # a few webhook notes that happen to fall ~2 h apart
     allowed_off = int((1 - config.schedule_regularity) * len(gaps) + 1e-9)
     if not multiples or len(multiples) < len(gaps) - allowed_off:
         return None
