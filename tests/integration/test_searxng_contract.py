@@ -103,6 +103,8 @@ def assert_same_contract(real: dict[str, Any], ours: dict[str, Any]) -> None:
         # read as searx means it: ``engine`` (the first to answer) has ``positions[0]``
         assert mine["engine"] == theirs["engine"]
         assert mine["positions"][0] == theirs["positions"][0]
+        # searx's own scale: tamis keeps searx's order here, so searx's very scores
+        assert mine["score"] == pytest.approx(theirs["score"], abs=1e-4), url
     assert sorted(map(tuple, ours["unresponsive_engines"])) == sorted(
         map(tuple, real["unresponsive_engines"])) == [("gamma", "HTTP error")]
 

@@ -56,6 +56,21 @@ def test_searxng_answer_has_every_key_searx_gives(service: Served) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_searxng_score_is_on_searx_scale_and_tamis_score_has_its_own_key(
+        service: Served) -> None:
+    """searx scores a result (engines x weight) / position, summed over its positions (1.0
+    for one engine's first result); a score is never over the one above it."""
+    data = httpx.get(service.url + "/search", params={"q": PROXMOX, "format": "json"}).json()
+    above = float("inf")
+    for result in data["results"]:
+        positions = result["positions"]
+        searx = sum(len(positions) / p for p in positions)
+        assert result["score"] == round(min(searx, above), 4)
+        above = result["score"]
+        assert result["tamis_score"] > 100  # tamis's fused score: 1000 / log2(position + 1)
+    assert data["results"][0]["score"] <= len(data["results"][0]["positions"]) ** 2
+
+
 def test_pretty_url_cuts_as_searx_does() -> None:
     long = "https://example.org/" + "a" * 100
     assert pretty_url("https://example.org/x") == "https://example.org/x"

@@ -9,6 +9,7 @@ A client that is not installed is skipped with the reason, and fails instead whe
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -113,6 +114,8 @@ async def test_mcp_searxng_with_basic_auth(service: Service) -> None:
     assert "URL: https://forum.proxmox.com/" in text
     assert "www.amazon.com" not in text  # tamis's cleaning, through the client
     assert service.token not in text
+    printed = [float(x) for x in re.findall(r"Relevance Score: ([0-9.]+)", text)]
+    assert printed == sorted(printed, reverse=True) and 0 < max(printed) < 50  # searx's scale
     info_text = info.content[0].text
     assert not info.is_error and '"available": true' in info_text, info_text
 

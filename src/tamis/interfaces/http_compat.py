@@ -125,7 +125,8 @@ def compat_router(service: Service) -> APIRouter:
 
     async def searxng_answer(request: Request, params: Mapping[str, str]) -> JSONResponse:
         response = await searched(request, searx_request(service, params), extract=False)
-        return JSONResponse(searxng_shape(response))
+        lines = service.get_layer().config.backends
+        return JSONResponse(searxng_shape(response, {line.name: line.weight for line in lines}))
 
     async def tavily_answer(request: Request, raw_body: bytes) -> JSONResponse:
         try:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
@@ -20,10 +21,30 @@ def pretty_url(url: str, max_length: int = PRETTY_URL_LENGTH) -> str:
     return f"{url[:chunk]}[...]{url[-chunk:]}"
 
 
-def searxng_shape(response: SearchResponse) -> dict[str, Any]:
+def searx_score(positions: list[int], weights: list[float]) -> float:
+    """searx's own score of a merged result (``calculate_score`` in searx/results.py): the
+    product of its engines' weights, times how many engines returned it, over each
+    position, summed. Two engines at 1 and 2: 2/1 + 2/2 = 3.0."""
+    weight = 1.0
+    for engine_weight in weights:
+        weight *= engine_weight
+    return sum(weight * len(positions) / position for position in positions)
+
+
+def searxng_shape(response: SearchResponse,
+                  line_weights: Mapping[str, float] | None = None) -> dict[str, Any]:
     """tamis's answer in SearXNG's ``format=json`` shape: every key searx 1.1 gives a
     result (``parsed_url`` is urllib's 6-tuple, as searx serialises it), plus tamis's
-    ``source_type``. ``score`` is tamis's fused score; the order is tamis's rank."""
+    ``source_type`` and ``tamis_score``. The order is tamis's rank.
+
+    ``score`` is on searx's own scale, so clients that print it as a relevance score or
+    filter on it (mcp-searxng's ``min_score``) read what searx would give: ``searx_score``
+    of the engines' positions (an engine's weight is its line's, ``line_weights``), at most
+    the score of the result above it, so that scores never rise down the list, as in
+    searx's own answers: a content farm the engines put first and tamis demoted is not
+    printed as the most relevant result, and a client that sorts by score keeps tamis's
+    order. Where tamis keeps searx's order the scores are searx's."""
+    weights = line_weights or {}
     results = []
     for r in response.results:
         engines = [e.split(":", 1)[-1] for e in r.engines]
@@ -36,7 +57,9 @@ def searxng_shape(response: SearchResponse) -> dict[str, Any]:
             "template": "default.html",
             "engines": engines,
             "positions": [r.positions[e] for e in r.engines],
-            "score": r.score,
+            "score": searx_score([r.positions[e] for e in r.engines],
+                                 [weights.get(e.split(":", 1)[0], 1.0) for e in r.engines]),
+            "tamis_score": r.score,
             "category": "general",
             "pretty_url": pretty_url(r.url),
             "source_type": r.source_type,
@@ -45,6 +68,9 @@ def searxng_shape(response: SearchResponse) -> dict[str, Any]:
             result["publishedDate"] = r.published
             result["pubdate"] = r.published
         results.append(result)
+    ceiling = float("inf")
+    for result in results:  # never rising down the list
+        ceiling = result["score"] = round(min(result["score"], ceiling), 4)
     unresponsive = [[n.source.split(":", 1)[-1], n.message] for n in response.notes
                     if n.kind in ("unresponsive_engine", "line_failed", "line_timeout")]
     return {
