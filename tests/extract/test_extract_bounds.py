@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import httpx
@@ -55,15 +56,61 @@ def test_a_large_page_is_parsed_in_the_worker(server: PageServer,
     assert "parsed in the bounded worker" in (answer.detail or "")
 
 
-def test_slow_pages_do_not_starve_a_small_one(server: PageServer,
-                                             config: ExtractionConfig) -> None:
-    heavy = server.add("/bounds/heavy", tiny_tags(4_000_000))
+# Issue 33's page: under isolate_over_bytes, but 111,000 paragraphs (seconds of parsing in a
+# thread that no deadline can stop, and hundreds of MB).
+SHORT_PARAGRAPHS = ("<html><body>" + "<p>a b c</p>\n" * 111_000 + "</body></html>").encode()
+
+
+def test_a_page_of_many_tags_is_parsed_in_the_worker_whatever_its_size(
+        server: PageServer, config: ExtractionConfig) -> None:
+    many = server.add("/bounds/many", tiny_tags(200_000))  # 200 kB, 25,000 paragraphs
+    few = server.add("/bounds/few", article_of_size(200_000, seed=7, title="Few tags"))
+
+    async def main():
+        async with httpx.AsyncClient(follow_redirects=False) as client:
+            return await asyncio.gather(read_url(many, config=config, client=client),
+                                        read_url(few, config=config, client=client))
+
+    in_worker, in_thread = asyncio.run(main())
+    assert in_worker.status in ("ok", "truncated", "empty"), in_worker
+    assert "parsed in the bounded worker" in (in_worker.detail or "")
+    assert in_thread.status in ("ok", "truncated") and in_thread.title == "Few tags"
+    assert "parsed in the bounded worker" not in (in_thread.detail or "")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_the_deadline_stops_the_parse_of_a_page_under_the_size_line(
+        server: PageServer, config: ExtractionConfig) -> None:
+    url = server.add("/bounds/paragraphs", SHORT_PARAGRAPHS)
+    config.timeout_seconds = 1
+    before = children()
+
+    async def main():
+        async with httpx.AsyncClient(follow_redirects=False) as client:
+            return await read_url(url, config=config, client=client)
+
+    cpu = time.process_time()
+    answer = asyncio.run(main())  # returns once every thread it started has ended
+    assert answer.status == "failed:Timeout", answer
+    # Parsed here, the page takes about 7 s of this process's CPU (a thread the deadline
+    # cannot stop, which asyncio.run then waits for); in the worker, next to none.
+    assert time.process_time() - cpu < 3
+    assert children() <= before  # the worker was killed at the deadline
+
+
+@pytest.mark.parametrize("heavy_page", [tiny_tags(4_000_000), SHORT_PARAGRAPHS],
+                         ids=["over the size line", "under the size line"])
+def test_slow_pages_do_not_starve_a_small_one(server: PageServer, config: ExtractionConfig,
+                                             heavy_page: bytes) -> None:
+    heavy = server.add("/bounds/heavy", heavy_page)
     small = server.add("/bounds/small", article_of_size(3000, seed=6, title="Small one"))
     config.timeout_seconds = 8
 
     async def main():
         async with httpx.AsyncClient(follow_redirects=False) as client:
-            slow = [read_url(heavy, config=config, client=client) for _ in range(8)]
+            slow = [asyncio.create_task(read_url(heavy, config=config, client=client))
+                    for _ in range(8)]
+            await asyncio.sleep(1)  # the heavy pages are being parsed
             return await asyncio.gather(read_url(small, config=config, client=client), *slow)
 
     answers = asyncio.run(main())

@@ -2,7 +2,8 @@
 
 - ``builtin``: fetch with the shared client (``fetch``), recognise bot walls, then extract the
   main text in a worker thread (``html.extract_page``), so pages parse while others download;
-  PDFs and pages over ``isolate_over_bytes`` go to the bounded worker process (``worker``).
+  PDFs and pages over ``isolate_over_bytes`` or ``isolate_over_tags`` go to the bounded
+  worker process (``worker``).
 - ``firecrawl``: ``POST {base_url}/v1/scrape`` with ``formats: ["markdown"]`` and
   ``onlyMainContent: true``; a bearer key from ``firecrawl.api_key_env`` when that variable is
   set (a self-hosted service may need none). The target URL is vetted like any other first,
@@ -68,7 +69,13 @@ def page_from_fetched(fetched: Fetched) -> Page:
 
 
 def _heavy(fetched: Fetched, config: ExtractionConfig) -> bool:
-    return fetched.kind == "html" and len(fetched.body) > config.isolate_over_bytes
+    """An HTML page whose parse may not be trusted to finish soon: a thread cannot be
+    stopped at the deadline, nor its memory capped. Its size bounds the memory; its count of
+    '<' (about two an element, a C-speed scan) bounds the work, which grows with the
+    elements, and faster than linearly for some shapes (thousands of links in one
+    paragraph). bench/bench_deadlines.py measures the line on real pages."""
+    return fetched.kind == "html" and (len(fetched.body) > config.isolate_over_bytes
+                                       or fetched.body.count(b"<") > config.isolate_over_tags)
 
 
 async def isolated_page(fetched: Fetched, config: ExtractionConfig) -> Page:

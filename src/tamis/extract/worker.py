@@ -8,9 +8,9 @@ is held, so slow pages cannot starve the others), at most ``seconds`` of wall ti
 kills the child: a cancelled read really stops the work. At most ``MAX_WORKERS`` children
 run at once per event loop; the others wait their turn within their own deadline.
 
-Measured (bench/bench_extract.py): starting a worker costs ~0.3 s of CPU (interpreter +
+Measured (bench/bench_deadlines.py): starting a worker costs ~0.25 s of CPU (interpreter +
 imports), so ordinary pages are parsed in a thread and only PDFs and pages over
-``extraction.isolate_over_bytes`` come here.
+``extraction.isolate_over_bytes`` or ``isolate_over_tags`` come here.
 """
 
 from __future__ import annotations

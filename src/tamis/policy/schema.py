@@ -205,6 +205,9 @@ class ExtractionConfig(Strict):
     pdf_max_pages: int = Field(default=50, ge=1, le=10_000)
     worker_memory_mb: int = Field(default=1024, ge=128, le=65_536)
     isolate_over_bytes: int = Field(default=1_500_000, ge=0, le=1_000_000_000)
+    isolate_over_tags: int = Field(
+        default=8000, ge=0, le=1_000_000_000,
+        description="HTML with more '<' than this is parsed in the bounded worker")
 
 
 class QualityConfig(Strict):
