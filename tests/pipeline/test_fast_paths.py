@@ -122,7 +122,9 @@ wrapped = st.builds(lambda head, rest: head + rest,
                     st.sampled_from(["https://www.bing.com/ck/a?u=", "https://www.google.de/url?q=",
                                      "https://www.reddit.com/out?url=", "https://Www.Reddit.com/r/",
                                      "http://l.facebook.com/l.php?u=", "https://a.b.EXAMPLE.org",
-                                     "https://www.youtube.com/redirect?q=", "https://.../"]),
+                                     "https://www.youtube.com/redirect?q=", "https://.../",
+                                     "https://clk.example.com/?zu=http%3A//",
+                                     "https://example.org/away.php?to=https://"]),
                     url_chars)
 
 

@@ -102,6 +102,56 @@ def test_wrappers_are_unwrapped(wrapped: str, target: str) -> None:
     assert clean_url(wrapped, TRACKING).url == target
 
 
+@pytest.mark.parametrize(("wrapped", "target"), [
+    # issue 33: About.com's click tracker (its host named, its target half-escaped)
+    ("http://clk.about.com/?zi=1/XJ&sdn=linux&zu=http%3A//linux.about.com/od/commands/l/"
+     "blcmdl.htm", "http://linux.about.com/od/commands/l/blcmdl.htm"),
+    ("https://click.mail.example.net/?qs=abc&u=https://docs.example.org/guide?id=7",
+     "https://docs.example.org/guide?id=7"),
+    ("https://vk.com/away.php?to=https%3A%2F%2Fexample.org%2Fpage&cc_key=",  # path named
+     "https://example.org/page"),
+    ("https://forum.example.com/redirect.php?url=https%253A%252F%252Fexample.org%252Fdeep",
+     "https://example.org/deep"),  # escaped twice
+    ("https://example.com/out/?url=https://www.google.com/url?q=https://example.org/x",
+     "https://example.org/x"),  # a redirector around an engine's wrapper
+])
+def test_a_click_tracker_is_unwrapped_by_its_shape(wrapped: str, target: str) -> None:
+    assert clean_url(wrapped, TRACKING).url == target
+
+
+@pytest.mark.parametrize("kept", [
+    "https://www.facebook.com/sharer/sharer.php?u=https://example.org/a",  # share links
+    "https://twitter.com/intent/tweet?url=https%3A%2F%2Fexample.org%2Fa&text=x",
+    "https://www.linkedin.com/shareArticle?mini=true&url=https://example.org/a",
+    "https://t.me/share/url?url=https://example.org/a",
+    "https://www.reddit.com/submit?url=https://example.org/a",
+    "https://example.com/login?next=https://example.com/account",  # after a login
+    "https://accounts.example.com/oauth/authorize?redirect_uri=https://app.example.com/cb",
+    "https://validator.w3.org/check?uri=https://example.org/",  # tools about a page
+    "https://translate.google.com/translate?sl=auto&u=https://example.org/",
+    "https://web.archive.org/web/2020/https://example.org/",  # archives: in the path
+    "https://archive.org/wayback/available?url=https://example.org/",
+    "https://example.com/out?url=https://a.org/x&ref=https://b.org/y",  # which of two?
+    "https://clk.example.com/?u=not-a-url",
+    "https://example.com/out?url=https://localhost/",  # no host with a dot: not a page
+])
+def test_a_url_in_a_query_is_not_enough_to_unwrap(kept: str) -> None:
+    cleaned = clean_url(kept, TRACKING).url
+    assert urlsplit(cleaned).hostname == urlsplit(kept).hostname
+
+
+def test_the_redirector_shapes_are_the_configs() -> None:
+    from tamis.pipeline.rules import Rules
+
+    config = load_config(None, overrides={"policy": {"normalise": {"redirectors": {
+        "host_labels": [], "path_words": ["hop"]}}}}).config
+    unwrapper = Rules(config.policy).unwrapper
+    assert unwrapper.unwrap("https://clk.about.com/?zu=http://a.example.org/x")[0] \
+        == "https://clk.about.com/?zu=http://a.example.org/x"
+    assert unwrapper.unwrap("https://example.com/hop.php?to=http://a.example.org/x")[0] \
+        == "http://a.example.org/x"
+
+
 def test_an_ad_click_is_flagged() -> None:
     assert clean_url("https://www.bing.com/aclick?ld=e8x&u=aHR0cHM", TRACKING).ad
     assert not clean_url("https://www.bing.com/search?q=x", TRACKING).ad

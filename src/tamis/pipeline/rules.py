@@ -76,7 +76,7 @@ class Rules:
         self.host_root = na.host_root
         self.search_pages_last_resort = na.search_pages_last_resort
         self.placeholders = PlaceholderTitles(na.placeholder_titles)
-        self.unwrapper = Unwrapper(policy.normalise.wrappers)
+        self.unwrapper = Unwrapper(policy.normalise.wrappers, policy.normalise.redirectors)
         it = policy.intent
         self.intent_enabled = it.enabled
         self.intent_words = IntentWords(

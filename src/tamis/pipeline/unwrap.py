@@ -1,5 +1,14 @@
 """Search engines' redirect wrappers (``policy.normalise.wrappers``): the page a wrapper URL
-points at (``bing.com/ck/a?u=a1...``, ``google.com/url?q=...``), or that it is an ad click."""
+points at (``bing.com/ck/a?u=a1...``, ``google.com/url?q=...``), or that it is an ad click;
+and any other click tracker by its shape (``policy.normalise.redirectors``).
+
+A redirector by shape: one query parameter, and only one, holds an absolute http(s) URL
+(percent-encoded once or twice, or not), and the host's first label (``clk.about.com``) or
+the path's last word (``/out``, ``/away.php``) names a redirect endpoint. What must hold
+against a false unwrap: a page that carries a URL in its query without being a redirect (a
+share link ``/sharer.php?u=``, ``/intent/tweet?url=``, a login page's ``?next=``, an OAuth
+``redirect_uri``, a validator's ``?uri=``, a translator's ``?u=``) is not named like a
+redirect endpoint, and a link with two URLs in its query does not say which is the page."""
 
 from __future__ import annotations
 
@@ -76,10 +85,68 @@ class _WrapperRule(NamedTuple):
         return found
 
 
-class Unwrapper:
-    """The wrapper list of the policy (``normalise.wrappers``), compiled once."""
+_EXTENSION = re.compile(r"\.(php[0-9]?|aspx?|jsp|cgi|pl|html?)$")
 
-    def __init__(self, wrappers: Iterable[Any]) -> None:
+
+def _absolute(value: str) -> str | None:
+    """``value`` when it is an absolute http(s) URL with a host (once or twice
+    percent-encoded: decoded), else None."""
+    head = value[:8].lower()
+    if head.startswith(("http%3a", "https%3a")):
+        value = unquote(value)
+        head = value[:8].lower()
+    if not head.startswith(("http://", "https://")):
+        return None
+    try:
+        host = urlsplit(value).hostname
+    except ValueError:
+        return None
+    return value if host and "." in host else None
+
+
+def _may_hold_url(text: str) -> bool:
+    """False when ``text`` holds no 'http' in any usual case (no copy of it is made: this is
+    asked of every result URL)."""
+    return "ttp" in text or "TTP" in text
+
+
+class Redirectors:
+    """``policy.normalise.redirectors``: click trackers known by their shape."""
+
+    def __init__(self, settings: Any = None) -> None:
+        self.host_labels = frozenset(w.lower() for w in getattr(settings, "host_labels", ()))
+        self.path_words = frozenset(w.lower() for w in getattr(settings, "path_words", ()))
+
+    def shaped(self, host: str, path: str) -> bool:
+        """The host's first label (of a subdomain) or the path's last word, its extension
+        left out, names a redirect endpoint."""
+        label, dot, rest = host.partition(".")
+        if dot and "." in rest and label in self.host_labels:
+            return True
+        word = path.rstrip("/").rpartition("/")[2].lower()
+        return bool(word) and _EXTENSION.sub("", word) in self.path_words
+
+    def target(self, host: str, parts: SplitResult) -> str | None:
+        """The one absolute URL a redirector's query carries; None when the link is not
+        shaped like a redirector, or carries no URL, or two."""
+        if "http" not in parts.query.lower() or not self.shaped(host, parts.path):
+            return None
+        found: str | None = None
+        for _key, value in parse_qsl(parts.query, keep_blank_values=True):
+            url = _absolute(value.strip())
+            if url is not None:
+                if found is not None:
+                    return None  # which of the two is the page is not said
+                found = url
+        return found
+
+
+class Unwrapper:
+    """The wrapper list of the policy (``normalise.wrappers``) and its redirector shapes
+    (``normalise.redirectors``), compiled once."""
+
+    def __init__(self, wrappers: Iterable[Any], redirectors: Any = None) -> None:
+        self.redirectors = Redirectors(redirectors)
         rules = []
         for w in wrappers:
             host = w.host.lower()
@@ -109,9 +176,11 @@ class Unwrapper:
             known = self._may[host] = self._may_wrap(host)
         return known
 
-    def may_wrap_at(self, host: str, path: str) -> bool:
-        """False when no rule takes this (lower-cased) host and this path (as ``urlsplit``
+    def may_wrap_at(self, host: str, path: str, query: str = "") -> bool:
+        """False when no rule takes this (lower-cased) host, path and query (as ``urlsplit``
         splits them): ``unwrap`` of such a URL is the URL itself."""
+        if _may_hold_url(query) and self.redirectors.shaped(host, path):
+            return True
         takers = self._takers.get(host)
         if takers is None:
             if len(self._takers) >= 65536:
@@ -142,7 +211,8 @@ class Unwrapper:
             if hint in head:
                 break
         else:
-            return url, False
+            if not _may_hold_url(url[8:]):  # neither a listed wrapper nor a redirector
+                return url, False
         try:
             parts = urlsplit(url)
         except ValueError:
@@ -158,6 +228,9 @@ class Unwrapper:
                 target = re.sub(r"^(https?):/+", r"\1://", target.strip(), flags=re.I)
                 if target.lower().startswith(("http://", "https://")):
                     return self.unwrap(target, depth + 1)
+        target = self.redirectors.target(host, parts)
+        if target is not None:
+            return self.unwrap(re.sub(r"^(https?):/+", r"\1://", target, flags=re.I), depth + 1)
         return url, False
 
 
@@ -167,8 +240,8 @@ def default_unwrapper() -> Unwrapper:
     from tamis.policy.loader import builtin_data
     from tamis.policy.schema import Normalise
 
-    data = builtin_data()["policy"]["normalise"]
-    return Unwrapper(Normalise.model_validate(data).wrappers)
+    normalise = Normalise.model_validate(builtin_data()["policy"]["normalise"])
+    return Unwrapper(normalise.wrappers, normalise.redirectors)
 
 
 def unwrap(url: str, unwrapper: Unwrapper | None = None) -> str:

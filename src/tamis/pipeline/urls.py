@@ -307,7 +307,7 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     simple = _SIMPLE_URL.match(raw)
     if simple is not None:
         scheme, hostname, path, query = simple.groups()
-        if not unwrapper.may_wrap_at(hostname.lower(), path or ""):
+        if not unwrapper.may_wrap_at(hostname.lower(), path or "", query or ""):
             # the common case: one look at the URL, what _clean_general makes of it
             return _clean_simple(scheme.lower(), hostname, path or "", query or "", tracking)
     return _clean_general(raw, tracking, unwrapper)

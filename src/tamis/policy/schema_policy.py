@@ -111,11 +111,24 @@ class Wrapper(Strict):
         return self
 
 
+class Redirectors(Strict):
+    """Click-tracking redirectors known by their shape, not their host: a link whose one
+    query parameter holding an absolute http(s) URL is on a host or path named like a
+    redirect endpoint is that URL (``clk.about.com/?zu=http%3A//linux.about.com/...``)."""
+
+    host_labels: list[str] = Field(default_factory=list, description="A subdomain's first"
+                                   " label that names a redirector: clk.example.com")
+    path_words: list[str] = Field(default_factory=list, description="The path's last segment"
+                                  " (its extension left out) that names a redirect endpoint:"
+                                  " /out, /redirect.php")
+
+
 class Normalise(Strict):
     """URL normalisation: tracking parameters dropped, redirect wrappers unwrapped."""
 
     tracking_params: list[str] = Field(default_factory=list)
     wrappers: list[Wrapper] = Field(default_factory=list)
+    redirectors: Redirectors = Field(default_factory=Redirectors)
 
 
 class IntentExceptions(Strict):
