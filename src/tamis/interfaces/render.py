@@ -35,8 +35,10 @@ def answer_json(data: dict[str, Any]) -> str:
 def response_markdown(response: SearchResponse) -> str:
     lines = [f"# Search: {response.query}", ""]
     answered = sum(1 for line in response.lines if line.status in ("ok", "empty"))
+    count, total = response.returned_count, len(response.lines)
     lines.append(
-        f"{response.returned_count} results from {answered} of {len(response.lines)} lines"
+        f"{count} result{'' if count == 1 else 's'} from {answered} of {total}"
+        f" line{'' if total == 1 else 's'}"
         f" ({response.raw_result_count} raw, {response.dropped_count} dropped) in"
         f" {response.timing.total_seconds:.2f} s"
     )
