@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from fake_searxng import FakeSearXNG
@@ -60,3 +61,15 @@ def test_demo_still_works() -> None:
     assert result.exit_code == 0
     assert [c["query"] for c in json.loads(result.stdout)] == [BEST, PROXMOX]
     assert DEMO.is_dir()
+
+
+def test_demo_shows_every_rank_it_cites(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "220")  # no cell cut short
+    result = invoke(["demo"])
+    assert result.exit_code == 0, result.output
+    for table in result.stdout.split("┏")[1:]:
+        rows = [line.split("│")[1:-1] for line in table.splitlines() if line.startswith("│")]
+        cited = [int(n) for row in rows for n in re.findall(r"rank (\d+)", row[2])]
+        shown = [row[3].strip() for row in rows if row[3].strip()]
+        assert cited and max(cited) <= len(shown), (max(cited), len(shown))
+    assert "an agent gets the top 8" in result.stdout

@@ -1,4 +1,9 @@
-"""``tamis demo``: the two measured queries, offline, raw order beside tamis order."""
+"""``tamis demo``: the two measured queries, offline, raw order beside tamis order.
+
+The same view as ``tamis compare`` (``tamis.trust.view``), on the bundled recordings with
+the built-in policy: every kept result in the tamis column, so every rank "what tamis did"
+cites is on the page, and the cut an agent gets (``max_results``) is marked.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,9 @@ from typing import Any
 import click
 
 from tamis.core import Tamis
-from tamis.pipeline.compare import Comparison, compare
-from tamis.policy.schema import LineConfig
+from tamis.models import SearchResponse
+from tamis.pipeline.compare import Comparison
+from tamis.policy.schema import Config, LineConfig
 from tamis.settings import load_config
 from tamis.store.base import MemoryStore
 
@@ -20,59 +26,41 @@ DEMO_QUERIES = [
     "best practices agent context management",
     "proxmox thin pool metadata exhaustion recovery",
 ]
+SHOWN_CONFIG = "the built-in policy, on the recordings in src/tamis/demo (no network)"
 
 
 def recordings_dir() -> str:
     return str(resources.files("tamis").joinpath("demo"))
 
 
-async def demo_comparisons(queries: list[str] | None = None) -> list[Comparison]:
+def demo_config() -> Config:
     config = load_config(None).config
-    config = config.model_copy(update={"backends": [
+    return config.model_copy(update={"backends": [
         LineConfig(name="searxng", type="replay", path=recordings_dir())]})
+
+
+async def demo_comparisons(queries: list[str] | None = None
+                           ) -> list[tuple[Comparison, SearchResponse]]:
+    """Each query ranked in full on the recordings, beside the raw order."""
+    from tamis.trust.view import compare_query
+
     out = []
-    async with Tamis(config, store=MemoryStore()) as layer:
+    async with Tamis(demo_config(), store=MemoryStore()) as layer:
         for query in queries or DEMO_QUERIES:
-            response, answers = await layer.search_detailed(
-                query, extract=False, explain=True, max_results=100)
-            out.append(compare(answers, response, config.policy.normalise.tracking_params))
+            out.append(await compare_query(layer, query))
     return out
 
 
-def print_comparison(c: Comparison, top: int = 10) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(width=max(Console().width, 110))  # readable when piped, too
-    table = Table(title=f"“{c.query}”", title_justify="left", show_lines=False)
-    table.add_column("#", justify="right")
-    table.add_column("raw engine order (SearXNG)")
-    table.add_column("what tamis did")
-    table.add_column("tamis order")
-    rows = max(len(c.raw), top)
-    for i in range(rows):
-        raw = c.raw[i] if i < len(c.raw) else None
-        tam = c.tamis[i] if i < len(c.tamis) and i < top else None
-        fate = raw.fate if raw else ""
-        style = "red" if fate.startswith("dropped") else ("dim" if "demoted" in fate or
-                                                           fate.startswith("merged") else "")
-        table.add_row(
-            str(i + 1),
-            raw.host if raw else "",
-            f"[{style}]{fate}[/{style}]" if style else fate,
-            f"{tam.host} [dim]({tam.source_type})[/dim]" if tam else "",
-        )
-    console.print(table)
-    console.print(f"{len(c.raw)} raw results -> {len(c.tamis)} kept, {c.dropped} dropped,"
-                  f" {c.merged} merged duplicates\n")
-
-
 def run_demo(as_json: bool = False) -> None:
-    comparisons = asyncio.run(demo_comparisons())
+    from tamis.trust.view import print_comparison
+
+    compared = asyncio.run(demo_comparisons())
     if as_json:
-        data: list[dict[str, Any]] = [asdict(c) for c in comparisons]
+        data: list[dict[str, Any]] = [asdict(c) for c, _ in compared]
         click.echo(json.dumps(data, indent=2))
         return
-    for c in comparisons:
-        print_comparison(c)
+    returned = demo_config().max_results
+    for comparison, response in compared:
+        print_comparison(comparison, response, returned=returned, config=SHOWN_CONFIG)
+        click.echo()
     click.echo("Search your own stack: SEARXNG_URL=http://127.0.0.1:8888 tamis search \"...\"")
