@@ -48,6 +48,8 @@ def tamis_serve(tmp_path: Path, serve: str) -> Iterator[str]:
 
 
 def statuses(url: str, forwarded: list[str]) -> list[int]:
+    if time.time() % 60 > 30:  # the limit counts calendar minutes: all in one of them
+        time.sleep(60.5 - time.time() % 60)
     return [httpx.get(url + "/v1/search", params={"q": "thin pool", "extract": "false"},
                       headers={"X-Forwarded-For": address}).status_code
             for address in forwarded]
@@ -63,8 +65,8 @@ def test_a_forwarded_address_from_an_unnamed_proxy_changes_nothing(tmp_path: Pat
 
 def test_a_named_proxy_is_believed(tmp_path: Path) -> None:
     with tamis_serve(tmp_path, "trusted_proxies: [127.0.0.0/8]") as url:
-        assert statuses(url, ADDRESSES) == [200] * 10  # ten clients behind the proxy
-        assert statuses(url, ["203.0.113.1"] * 5) == [200] * 4 + [429]  # the first one's 6th
+        assert statuses(url, ADDRESSES + ["203.0.113.1"] * 5) == [200] * 14 + [429]
+        # ten clients behind the proxy; the first one's sixth request is over
 
 
 @pytest.mark.parametrize("value", ["proxy.internal", "10.0.0.0/33", "*"])
