@@ -21,7 +21,15 @@ SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "co
 TimeRange = Literal["day", "week", "month", "year"]
 
 
-class SearchRequest(BaseModel):
+class Model(BaseModel):
+    """The base of the models here. defer_build: a model's schema is built when it first
+    validates or dumps, not at import; a search builds those of what it makes, and a
+    nested model (``ScoreParts`` without --explain, ``Dropped``...) only inside its parent's."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class SearchRequest(Model):
     """What was asked: the query and the optional parameters passed to backends."""
 
     model_config = ConfigDict(extra="forbid")
@@ -42,7 +50,7 @@ class SearchRequest(BaseModel):
         return self.model_dump(mode="json", exclude={"max_results"}, exclude_defaults=True)
 
 
-class RawHit(BaseModel):
+class RawHit(Model):
     """One result as one line (backend) returned it, before any cleaning."""
 
     url: str
@@ -67,7 +75,7 @@ class RawHit(BaseModel):
         return self
 
 
-class Note(BaseModel):
+class Note(Model):
     """Something a backend, engine or stage reported: shown in the answer, never hidden."""
 
     source: str = Field(description="Line, engine or stage the note is about")
@@ -94,7 +102,7 @@ OutcomeKind = Literal["answered", "no_key", "timeout", "deadline", "unreachable"
                       "failed", "unexpected"]
 
 
-class LineOutcome(BaseModel):
+class LineOutcome(Model):
     """How asking one line went, as data: the fan-out fills it, the answer and
     ``trust.health`` read it (never parsed back from a note's text). Internal: never in
     the JSON output or a recording."""
@@ -108,7 +116,7 @@ class LineOutcome(BaseModel):
     message: str = ""  # the failure in one line (as in its note); "" when it answered
 
 
-class LineAnswer(BaseModel):
+class LineAnswer(Model):
     """What one line answered (or why it did not)."""
 
     line: str
@@ -149,7 +157,7 @@ class Candidate:
     published: str | None = None
 
 
-class Dropped(BaseModel):
+class Dropped(Model):
     """A raw result that was not returned, with the rule that dropped it."""
 
     url: str
@@ -159,7 +167,7 @@ class Dropped(BaseModel):
     engines: list[str] = Field(default_factory=list)
 
 
-class ScoreParts(BaseModel):
+class ScoreParts(Model):
     """The components of a result's score, so every ranking decision can be explained."""
 
     fusion: float = Field(description="Engine evidence: engine_weight / log2(position + 1)"
@@ -182,7 +190,7 @@ class ScoreParts(BaseModel):
         " rewrite, or a copy sorted below its original")
 
 
-class TextWarning(BaseModel):
+class TextWarning(Model):
     """A sentence of page text flagged for the agent (``docs/extraction.md``)."""
 
     kind: str = Field(description="instructions_to_ai: text addressed to an AI, not the reader")
@@ -192,7 +200,7 @@ class TextWarning(BaseModel):
     text: str = Field(default="", description="The flagged sentence (at most 300 chars)")
 
 
-class Result(BaseModel):
+class Result(Model):
     """One returned result. Field order is part of the contract."""
 
     rank: int
@@ -221,14 +229,14 @@ class Result(BaseModel):
     explain: ScoreParts | None = None
 
 
-class QueryIntentInfo(BaseModel):
+class QueryIntentInfo(Model):
     """navigational | definitional | transactional | informational, and why."""
 
     kind: Literal["navigational", "definitional", "transactional", "informational"]
     reason: str
 
 
-class ExtractionSummary(BaseModel):
+class ExtractionSummary(Model):
     extracted: int = 0
     chars_used: int = 0
     budget: int = 0
@@ -238,7 +246,7 @@ class ExtractionSummary(BaseModel):
     mode: str | None = None
 
 
-class LineReport(BaseModel):
+class LineReport(Model):
     """How one line did: shown in every answer so a failed or slow line is visible."""
 
     line: str
@@ -248,14 +256,14 @@ class LineReport(BaseModel):
     cached: bool
 
 
-class Timing(BaseModel):
+class Timing(Model):
     fanout_seconds: float
     pipeline_seconds: float
     extract_seconds: float
     total_seconds: float
 
 
-class SearchResponse(BaseModel):
+class SearchResponse(Model):
     """The stable JSON answer. ``schema_version`` changes when a field changes meaning."""
 
     schema_version: str = SCHEMA_VERSION
