@@ -25,10 +25,8 @@ DEMO = Path(tamis.__file__).parent / "demo"
 QUERIES = ["proxmox thin pool metadata exhaustion recovery",
            "best practices agent context management"]
 WATCHED = ("pydantic", "httpx", "asyncio", "yaml", "ssl", "tamis.core", "tamis.models",
-           "rich", "click")
-# (Not rich nor pygments: httpx's __init__ imports its command-line tool, and with it both,
-# wherever they are installed.)
-NEVER_FOR_A_SEARCH = ("fastapi", "starlette", "uvicorn", "mcp", "trafilatura",
+           "click")
+NEVER_FOR_A_SEARCH = ("fastapi", "starlette", "uvicorn", "mcp", "trafilatura", "tabulate",
                       "lxml", "numpy", "redis", "ddgs")
 RUNNER = """
 import atexit, sys

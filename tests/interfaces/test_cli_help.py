@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from tamis.interfaces.cli import cli
 
 HEAVY = ("fastapi", "uvicorn", "mcp", "trafilatura", "httpx", "starlette", "numpy", "redis",
-         "lxml", "tamis.core")
+         "lxml", "tabulate", "tamis.core")
 REPORT = """
 import atexit, sys
 atexit.register(lambda: sys.stderr.write(

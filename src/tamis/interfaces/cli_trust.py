@@ -12,13 +12,13 @@ stdout stays JSON).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
 import click
 
 from tamis.interfaces.cli_common import failure_message, friendly_errors
+from tamis.interfaces.tables import print_comparison, styled, table
 
 CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
                " built-in).")
@@ -92,20 +92,11 @@ def _yes(value: bool | None) -> str:
 
 
 def print_report(report: Any) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    console = Console()
-    if not console.is_terminal and not os.environ.get("COLUMNS"):
-        console.width = 120  # piped or captured: wide enough for the table
     click.echo(f"tamis check ({report.mode}) with {report.config}")
     if report.replayed_from:
         click.echo(f"replaying recordings from {report.replayed_from}: no network")
     if report.lines is not None:
-        table = Table(title="lines", title_justify="left")
-        for name in ("line", "status", "reachable", "latency", "auth", "shape", "details"):
-            table.add_column(name, justify="right" if name == "latency" else "left")
+        rows = []
         for line in report.lines:
             details = []
             if line.json_output:
@@ -115,12 +106,12 @@ def print_report(report: Any) -> None:
                 state = ("resting" if key.resting_until else "set" if key.set else "NOT SET")
                 details.append(f"{key.env} {state}")
             style = {"fail": "red", "warn": "yellow", "ok": "green"}.get(line.verdict, "dim")
-            table.add_row(
-                f"{escape(line.name)} ({line.type})", f"[{style}]{line.status}[/{style}]",
-                _yes(line.reachable),
-                f"{line.latency:.2f} s" if line.latency is not None else "-",
-                line.auth, line.shape, escape("; ".join(details)))
-        console.print(table)
+            rows.append([f"{line.name} ({line.type})", styled(line.status, style),
+                         _yes(line.reachable),
+                         f"{line.latency:.2f} s" if line.latency is not None else "-",
+                         line.auth, line.shape, "; ".join(details)])
+        headers = ["line", "status", "reachable", "latency", "auth", "shape", "details"]
+        click.echo(table(headers, rows, right=[3], fit=6, title="lines"))
         for line in report.lines:
             for problem in line.problems:
                 click.echo(f"FAIL line {line.name}: {problem}")
@@ -170,7 +161,7 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
     from tamis.settings import load_config
     from tamis.store.base import MemoryStore
     from tamis.trust.recording import check_folder, replay_config
-    from tamis.trust.view import compare_query, print_comparison, view_payload
+    from tamis.trust.view import compare_query, view_payload
 
     loaded = load_config(config_path, live=replay is None)
     config = loaded.config

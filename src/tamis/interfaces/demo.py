@@ -52,7 +52,7 @@ async def demo_comparisons(queries: list[str] | None = None
 
 
 def run_demo(as_json: bool = False) -> None:
-    from tamis.trust.view import print_comparison
+    from tamis.interfaces.tables import print_comparison
 
     compared = asyncio.run(demo_comparisons())
     if as_json:
