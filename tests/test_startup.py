@@ -189,7 +189,7 @@ def test_a_new_query_reads_the_validated_config_from_the_store(
     """A CLI call for a new query, after another with the same files: the config comes from
     its snapshot (not validated again) and prints what a fresh store prints."""
     config = tmp_path / "tamis.yaml"
-    config.write_text("max_results: 4\npolicy: {ranking: {demote_penalty: 900}}\n")
+    config.write_text("max_results: 4\npolicy: {ranking: {demote_places: 3}}\n")
     env = environment(tmp_path, searxng)
     first, built = run(["search", "--no-extract", "--config", str(config), "other"], env)
     assert first.returncode == 1 and built == "CONFIG_BUILT True"  # no results

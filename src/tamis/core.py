@@ -42,9 +42,10 @@ from tamis.pipeline.fanout import FanoutContext, fan_out
 from tamis.pipeline.filter import all_dropped_note, filter_candidates, query_intent
 from tamis.pipeline.lists import ListsStage
 from tamis.pipeline.merge import merge
+from tamis.pipeline.query import parse_query
 from tamis.pipeline.rank import Ranked, rank
 from tamis.pipeline.rules import Rules
-from tamis.policy.schema import Config
+from tamis.policy.schema import Config, Ranking
 from tamis.settings import load_config
 from tamis.store import answers as answer_cache
 from tamis.store.base import Store, open_store
@@ -82,7 +83,7 @@ def _status(answers: list[LineAnswer], results: list[Result], config: Config
     return "ok", None
 
 
-def to_result(position: int, item: Ranked, explain: bool) -> Result:
+def to_result(position: int, item: Ranked, explain: bool, weights: Ranking) -> Result:
     c = item.candidate
     return Result(
         rank=position,
@@ -93,10 +94,10 @@ def to_result(position: int, item: Ranked, explain: bool) -> Result:
         source_type=item.judged.verdict.source_type,
         engines=c.engines,
         positions=c.positions,
-        score=item.parts.total,
+        score=item.total,
         snippet=c.snippet,
         published=c.published,
-        explain=item.parts.model() if explain else None,
+        explain=item.parts(weights) if explain else None,
     )
 
 
@@ -228,6 +229,9 @@ class Tamis:
         query = check_query(request.query)
         check_budget(budget)
         request = request.model_copy(update={"query": query})
+        language = parse_query(query).language  # lang:fr asks the backends for French results
+        if language and request.language is None:
+            request = request.model_copy(update={"language": language})
         limit = max_results or request.max_results or self.config.max_results
         cfg = self.config
         start = time.perf_counter()
@@ -253,7 +257,8 @@ class Tamis:
             kept, scoped = _scope(kept, request)
             dropped.extend(scoped)
         ranked = lists.order(rank(kept, query, cfg.policy.ranking))
-        results = [to_result(i, item, explain) for i, item in enumerate(ranked[:limit], 1)]
+        results = [to_result(i, item, explain, cfg.policy.ranking)
+                   for i, item in enumerate(ranked[:limit], 1)]
         results = lists.annotate(results) if explain else results
         all_dropped = sorted(invalid + dropped, key=lambda d: (d.position, d.url))
         status, status_note = _status(answers, results, cfg)

@@ -170,15 +170,16 @@ class Dropped(Model):
 class ScoreParts(Model):
     """The components of a result's score, so every ranking decision can be explained."""
 
-    fusion: float = Field(description="Engine evidence: engine_weight / log2(position + 1)"
-                          " per engine, times the line's weight")
-    relevance: float = Field(description="BM25 of title, snippet and URL words (tie-break)")
-    prefer: float
-    multi_engine: float
-    named: float = Field(default=0.0, description="The query names this site")
-    off_topic: float = Field(default=0.0, description="No query word in title, snippet, URL")
-    same_site: float = Field(default=0.0, description="Better-ranked results from this host")
-    demote: float
+    fusion: float = Field(description="Engine evidence at the engines' own positions:"
+                          " engine_weight / log2(position + 1) per engine, times the line's"
+                          " weight")
+    places: dict[str, float] = Field(
+        default_factory=dict,
+        description="The places each piece of evidence moved the result: positive down,"
+        " negative up (relevance, title, address, phrase, off_topic, kind, dynamic, no_snippet,"
+        " named, prefer, demote, multi_engine, same_site)")
+    shift: float = Field(default=0.0, description="All parts together, within"
+                         " ranking.max_places each way")
     total: float
     tier: Literal["primary", "normal", "demoted"]
     demote_reason: str | None = None

@@ -6,19 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tamis.pipeline.paths import PathPattern, PatternSet, path_segments
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.rules import Rules
 from tamis.settings import load_config
-
-
-def test_rules_compile_no_expression_until_a_path_or_title_needs_one() -> None:
-    rules = Rules(load_config(None).config.policy)
-    assert rules.path_patterns._compiled == {} and rules.type_paths._compiled == {}
-    assert rules.placeholders._unions is None
-    assert rules.path_patterns.first_match(path_segments("/a/b"), False) is None
-    assert set(rules.path_patterns._compiled) == {False}  # has_query False only
-    assert rules.path_patterns.compiled is not None  # both, when asked
 
 
 def test_a_pattern_in_two_source_types_is_the_first_types() -> None:
@@ -38,13 +28,6 @@ def test_placeholder_titles_tried_against_the_patterns_whose_words_they_hold() -
     assert fast.match("b.com is for sale now", "a.com", "a.com") is None
     assert fast.match("Account suspended", "a.com", "a.com") == "^account suspended$"
     assert fast._unions is None  # ASCII titles never needed them
-
-
-def test_the_same_pattern_text_is_one_parsed_object() -> None:
-    assert PathPattern.parse("/shop/") is PathPattern.parse("/shop/")
-    glob = PatternSet([PathPattern.parse("/[ab]x/")])  # a set: the plain definition answers
-    assert glob.compiled is None
-    assert glob.first_match(["ax", "y"], False) is not None
 
 
 def test_a_search_without_lists_imports_no_list_code() -> None:

@@ -12,6 +12,9 @@ from click.testing import CliRunner
 from loopback import LoopbackServer, Reply
 
 from tamis.interfaces.cli import cli
+from tamis.settings import load_config
+
+POLICY = load_config(None).config.policy
 
 
 def hit(url: str, title: str, position: int, content: str = "") -> dict:
@@ -42,7 +45,7 @@ HOLA = [
 ]
 
 
-def test_the_answer_names_the_intent_and_keeps_the_app_page(tmp_path: Path) -> None:
+def test_the_answer_names_the_intent_and_keeps_the_app_page_in_sight(tmp_path: Path) -> None:
     with serve(HOLA) as server:
         data = search(tmp_path, server, "--explain", "Hola Games")
     assert data["query_intent"] == {"kind": "navigational",
@@ -51,7 +54,8 @@ def test_the_answer_names_the_intent_and_keeps_the_app_page(tmp_path: Path) -> N
     assert urls[0] == "https://www.holagames.com/"
     store = next(r for r in data["results"] if "play.google.com" in r["url"])
     assert store["url"] == HOLA[1]["url"]  # byte for byte: the engine's URL
-    assert store["explain"]["kept_by"] == "navigational: path_pattern:/store/"
+    # a store page (page kind "shop") moves down a bounded number of places, never out
+    assert store["explain"]["places"]["kind"] == POLICY.ranking.kind_places["shop"]
 
 
 def test_every_result_a_search_page_is_returned_as_a_last_resort(tmp_path: Path) -> None:

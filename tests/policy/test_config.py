@@ -24,10 +24,11 @@ def write(tmp_path: Path, text: str, name: str = "tamis.yaml") -> Path:
 def test_builtin_policy_is_the_measured_one() -> None:
     config = load_config(None).config
     policy = config.policy
-    assert "bestbuy.com" in policy.non_answer.hosts
+    # their shopping and dictionary hosts are page kinds now: moved down, never dropped
+    assert "bestbuy.com" in policy.page_kinds["shop"].hosts
+    assert "merriam-webster.com" in policy.page_kinds["dictionary"].hosts
+    assert "/search?" in policy.non_answer.path_patterns
     assert "medium.com" in policy.demote_domains and "github.com" in policy.prefer_domains
-    assert (policy.ranking.demote_penalty, policy.ranking.prefer_bonus,
-            policy.ranking.multi_engine_bonus) == (1000, 100, 25)
     ex = config.extraction
     assert (ex.top_n, ex.total_chars, ex.per_item_chars, ex.timeout_seconds) == (5, 12000,
                                                                               4000, 45)
@@ -65,8 +66,8 @@ def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     ("max_results: many\n", "line 1: key 'max_results': Input should be a valid integer"),
     ("\n\nextraction:\n  top_n: -1\n",
      "line 4: key 'extraction.top_n': Input should be greater than or equal to 0"),
-    ("policy:\n  non_answer:\n    host_root: sometimes\n",
-     "line 3: key 'policy.non_answer.host_root': Input should be 'drop', 'demote' or 'keep'"),
+    ("policy:\n  page_kinds:\n    shop: {front_page: sometimes}\n",
+     "line 3: key 'policy.page_kinds.shop.front_page': Input should be a valid boolean"),
     ("policy:\n  non_answer:\n    path_patterns: [shop]\n",
      "key 'policy.non_answer.path_patterns': path pattern 'shop' must start with '/'"),
     ("backends:\n  - name: tavily\n    api_key_env: tvly-AbCdEf1234567890\n",
@@ -116,13 +117,13 @@ def test_config_check_prints_the_effective_policy(tmp_path: Path) -> None:
 
 
 def test_bad_config_through_the_cli_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    path = write(tmp_path, "policy:\n  ranking:\n    prefer_bonus: lots\n")
+    path = write(tmp_path, "policy:\n  ranking:\n    prefer_places: lots\n")
     proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "search", "x",
                            "--config", str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert f"{path}, line 3: key 'policy.ranking.prefer_bonus'" in proc.stderr
+    assert f"{path}, line 3: key 'policy.ranking.prefer_places'" in proc.stderr
 
 
 PASTED = "tvly-AbCdEf1234567890"
@@ -164,7 +165,9 @@ def test_ordinary_params_and_urls_are_not_mistaken_for_keys(tmp_path: Path) -> N
     ("extraction:\n  total_chars: 100000000000000000000\n", "extraction.total_chars"),
     ("timeout: .inf\n", "timeout"),
     ("serve:\n  max_body_bytes: 1e30\n", "serve.max_body_bytes"),
-    ("policy:\n  ranking:\n    demote_penalty: 1.0e+300\n", "policy.ranking.demote_penalty"),
+    ("policy:\n  ranking:\n    engine_weight: 1.0e+300\n", "policy.ranking.engine_weight"),
+    ("policy:\n  ranking:\n    kind_places: {shop: 1.0e+300}\n",
+     "policy.ranking.kind_places.shop"),
     ("cache:\n  ttl_seconds: 1.0e+20\n", "cache.ttl_seconds"),
     ("backends:\n  - name: ddgs\n    params: {timeout: 99999999999999}\n",
      "backends[ddgs].params"),

@@ -33,8 +33,8 @@ def drift(defaults_of: BaseModel, data: dict[str, Any], path: str = "") -> list[
         default = getattr(defaults_of, key)
         if isinstance(default, BaseModel) and isinstance(value, dict):
             found += drift(default, value, where + ".")
-        elif isinstance(value, list) and default == []:
-            continue  # the built-in policy's own list
+        elif isinstance(value, list | dict) and default in ([], {}):
+            continue  # the built-in policy's own list (or table: page kinds, their places)
         elif (default.model_dump(mode="json") if isinstance(default, BaseModel)
               else default) != value:
             found.append(f"{where}: yaml {value!r}, schema {default!r}")

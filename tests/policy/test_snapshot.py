@@ -30,7 +30,7 @@ backends:
     required: true
 policy:
   demote_domains: {add: [contentfarm.example], remove: [dev.to]}
-  ranking: {demote_penalty: 500}
+  ranking: {demote_places: 3}
 extraction: {top_n: 2, allow_private_hosts: [127.0.0.1]}
 dupes: {body_columns: [notes, body], shingle_size: 4, body_threshold: 0.5}
 """

@@ -60,9 +60,10 @@ def response_markdown(response: SearchResponse) -> str:
             lines += ["", f"(page text: {r.extraction}{detail})"]
         if r.explain:
             e = r.explain
+            moved = ", ".join(f"{part} {places:+g}" for part, places in e.places.items())
             lines.append(
-                f"\nscore = fusion {e.fusion:g} + relevance {e.relevance:g} + prefer {e.prefer:g}"
-                f" + multi-engine {e.multi_engine:g} + demote {e.demote:g} (tier {e.tier})"
+                f"\nscore {e.total:g}: the engines' {e.fusion:g} moved {e.shift:+g} places"
+                f" ({moved or 'no evidence'}; + is down), tier {e.tier}"
             )
         lines.append("")
     if response.dropped:

@@ -28,9 +28,7 @@ def explain_url(url: str, *, query: str = "", config_path: str | None = None,
     parts = urlsplit(clean.url)
     intent = rules.intent(query, [clean.host])
     verdict = rules.judge(clean.host, parts.path, parts.query, query, intent)
-    reason = verdict.drop or verdict.demoted or (
-        f"prefer_domains:{verdict.preferred}" if verdict.preferred else None)
-    action = verdict.action
+    action, reason = verdict.action(cfg.policy.ranking.kind_places)
     from tamis.pipeline.lists import apply_to_verdict, explain_lists
 
     matches, notes = explain_lists(cfg, loaded.source if loaded else None, clean.host,
@@ -45,6 +43,7 @@ def explain_url(url: str, *, query: str = "", config_path: str | None = None,
         "source_type": kind,
         "key": clean.key,
         "domain": registrable_domain(clean.host),
+        "page_kind": verdict.kind,
         "unwrapped_from": url if unwrapped else None,
         "lists": [f"{m.reason} {m.action}: {m.text}" for m in matches]
         + [f"list:{n.source.removeprefix('list:')}: {n.message}" for n in notes],

@@ -1,69 +1,71 @@
-"""Filter: drop non-answers with an auditable reason; judge every kept candidate.
+"""Filter: drop proven non-answers with an auditable reason; judge every kept candidate.
 
 Input: merged candidates and the query. Output: the query's intent, the kept candidates, each
-with its ``Verdict`` (demoted? preferred? named by the query? source type), and the dropped
-ones with their reason and original position. The intent decides which non-answer rules
-apply (``policy.intent``); it is computed once, from the query and the hosts in the engines'
-order, so it never depends on the order answers arrived in.
+with its ``Verdict`` (demoted? preferred? named by the query? its page kind and whether the
+query asks for it), and the dropped ones with their reason and original position.
+
+Never empty, never hide: only a proven non-answer (a search-results page, a cart, an ad, a
+parked domain) or a result the query's own operators exclude (``-site:``, ``site:``, ``-word``)
+is dropped. An operator that would exclude every result is not applied (the engines answered
+something else than what was asked: their answer beats none). And when most of the answer is
+of one page kind (every result a shop, every result a homepage), the answer says what the
+query is after: that kind is not moved down.
 """
 
 from __future__ import annotations
 
-import heapq
+import re
+from dataclasses import dataclass
 
 from tamis.models import Candidate, Dropped
-from tamis.pipeline.intent import QueryIntent
+from tamis.pipeline.intent import QueryIntent, host_labels
+from tamis.pipeline.query import ParsedQuery, fold, parse_query
 from tamis.pipeline.rules import Rules, Verdict
+from tamis.pipeline.urls import host_matches
 
 SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_click")
 LAST_RESORT = "last resort"  # kept_by of search pages returned because nothing else was
+_WORD = re.compile(r"[^\W_]+")
+MAJORITY_OF = 8  # the first results (engine order) whose kinds say what the query is after
 
 
+@dataclass(frozen=True, slots=True)
 class Judged:
-    """A kept candidate and what the policy says of it (never changed once made; a plain
-    class: a frozen one costs three times as much to build, once per result, and a dataclass
-    0.5-1 ms to create at import)."""
+    """A kept candidate and what the policy says of it."""
 
-    __slots__ = ("candidate", "verdict")
-
-    def __init__(self, candidate: Candidate, verdict: Verdict) -> None:
-        self.candidate = candidate
-        self.verdict = verdict
-
-    def __repr__(self) -> str:
-        return f"Judged({self.candidate!r}, {self.verdict!r})"
+    candidate: Candidate
+    verdict: Verdict
 
 
 def _engine_rank(c: Candidate) -> tuple[int, int, str]:
-    return min(c.positions.values()) if c.positions else 10**6, -len(c.positions), c.key
+    return min(c.positions.values(), default=10**6), -len(c.positions), c.key
 
 
 def engine_order(candidates: list[Candidate], first: int | None = None) -> list[Candidate]:
-    """Best engine position first; ties on the URL key (never on arrival). ``first``: only
-    the first so many (what ``sorted(...)[:first]`` gives, without sorting them all)."""
-    if first is None:
-        return sorted(candidates, key=_engine_rank)
-    # nsmallest(first, candidates, key=_engine_rank): whole keys only for the candidates
-    # whose best position can be among the first (no better than the first-th best)
-    best = [min(p.values()) if (p := c.positions) else 10**6 for c in candidates]
-    if first <= 0 or not best:
-        return []
-    cut = heapq.nsmallest(first, best)[-1]
-    ranks = [(b, -len(c.positions), c.key, i)
-             for i, (c, b) in enumerate(zip(candidates, best, strict=True)) if b <= cut]
-    return [candidates[r[3]] for r in heapq.nsmallest(first, ranks)]
-
-
-def judge_candidate(candidate: Candidate, rules: Rules, query: str,
-                    intent: QueryIntent | None = None) -> Verdict:
-    return rules.judge(candidate.host, candidate.path, candidate.query, query, intent,
-                       candidate.title)
+    """Best engine position first; ties on the URL key (never on arrival)."""
+    return sorted(candidates, key=_engine_rank)[:first]
 
 
 def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> QueryIntent:
     # detect_intent reads the first ``first_hosts`` hosts only
     first = engine_order(candidates, rules.intent_words.first_hosts)
     return rules.intent(query, [c.host for c in first])
+
+
+def excluded_by(c: Candidate, query: ParsedQuery) -> str | None:
+    """The operator of the query that excludes this result, or None."""
+    for site in query.excluded_sites:
+        if host_matches(c.host, frozenset({site})):
+            return f"query_operator:-site:{site}"
+    if query.sites and not host_matches(c.host, frozenset(query.sites)):
+        return f"query_operator:site:{query.sites[0]}"
+    if query.excluded_words:
+        labels = set(host_labels(c.host))
+        title = set(_WORD.findall(fold(c.title)))
+        for word in query.excluded_words:
+            if fold(word) in labels or fold(word) in title:
+                return f"query_operator:-{word}"
+    return None
 
 
 def filter_candidates(
@@ -75,27 +77,48 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
-    new = object.__new__
-    for candidate, verdict in zip(candidates, rules.judge_all(candidates, query, intent),
-                                  strict=True):
-        if verdict.drop:
-            dropped.append(Dropped(url=candidate.url, reason=verdict.drop,
-                                   position=candidate.first_seen, title=candidate.title,
-                                   engines=candidate.engines))
-            if verdict.drop in SEARCH_PAGE_REASONS and verdict.drop != "ad_click":
+    verdicts = rules.judge_all(candidates, query, intent)
+    parsed = parse_query(query)
+    excluded = [excluded_by(c, parsed) for c in candidates]
+    if all(excluded):  # the operators would leave nothing: the engines' answer beats none
+        excluded = [None] * len(candidates)
+    for candidate, verdict, operator in zip(candidates, verdicts, excluded, strict=True):
+        reason = verdict.drop or operator
+        if reason:
+            dropped.append(_dropped(candidate, reason))
+            if reason in SEARCH_PAGE_REASONS and reason != "ad_click":
                 search_pages.append(Judged(candidate, verdict._replace(
-                    drop=None, kept_by=f"{LAST_RESORT}: {verdict.drop}")))
+                    drop=None, kept_by=f"{LAST_RESORT}: {reason}")))
         else:
-            judged = new(Judged)  # Judged(candidate, verdict), set on a bare instance
-            judged.candidate = candidate
-            judged.verdict = verdict
-            kept.append(judged)
+            kept.append(Judged(candidate, verdict))
     if (not kept and search_pages and rules.search_pages_last_resort
             and all(d.reason in SEARCH_PAGE_REASONS for d in dropped)):
         # Every result is a search-engine page: the engine's own titles and snippets beat an
         # empty answer (the notes say so, see all_dropped_note).
         return search_pages, []
-    return kept, dropped
+    return _majority_kinds(kept), dropped
+
+
+def _dropped(c: Candidate, reason: str) -> Dropped:
+    return Dropped(url=c.url, reason=reason, position=c.first_seen, title=c.title,
+                   engines=c.engines)
+
+
+def _majority_kinds(kept: list[Judged]) -> list[Judged]:
+    """When half or more of the first results are of one page kind, that kind is what the
+    query is after: its pages keep their places (``kept_by``: "most of the answer is ...")."""
+    first = engine_order([j.candidate for j in kept], MAJORITY_OF)
+    keys = {c.key for c in first}
+    counts: dict[str, int] = {}
+    for j in kept:
+        if j.candidate.key in keys and j.verdict.kind:
+            counts[j.verdict.kind] = counts.get(j.verdict.kind, 0) + 1
+    wanted = {kind for kind, n in counts.items() if 2 * n >= len(first)}
+    if not wanted:
+        return kept
+    return [Judged(j.candidate, j.verdict._replace(kept_by=f"most of the answer is {kind}"))
+            if (kind := j.verdict.kind) in wanted and not j.verdict.kept_by else j
+            for j in kept]
 
 
 def all_dropped_note(kept: list[Judged], dropped: list[Dropped]) -> str | None:

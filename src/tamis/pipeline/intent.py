@@ -17,11 +17,11 @@ query. The intent decides which non-answer rules apply (see ``rules.Rules.judge`
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from tamis.pipeline.query import fold, parse_query
 from tamis.pipeline.urls import registrable_domain
 
 IntentKind = Literal["navigational", "definitional", "transactional", "informational"]
@@ -43,14 +43,6 @@ class QueryIntent(NamedTuple):  # a NamedTuple: a dataclass costs 0.5-1 ms to cr
     reason: str  # why, in a few words: "names site telekwiaciarnia.pl", "question word 'how'"
 
 
-def fold(text: str) -> str:
-    """Lower-case without accents: ``Hövelhof`` -> ``hovelhof``."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def _umlaut(text: str) -> str:
     """The German spelling of umlauts, as domain names write them: ``hoevelhof``."""
     return (text.lower().replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
@@ -59,12 +51,7 @@ def _umlaut(text: str) -> str:
 
 def query_words(query: str) -> list[str]:
     """The words of the query without search operators (site:, -word, quotes, +)."""
-    kept = []
-    for token in query.split():
-        if token.startswith("-") or ":" in token.strip('"'):
-            continue  # -wikipedia, site:x.org, intitle:...
-        kept.append(token)
-    return _WORD.findall(" ".join(kept).lower())
+    return list(parse_query(query).words)
 
 
 @lru_cache(maxsize=65536)
@@ -207,3 +194,47 @@ def detect_intent(query: str, hosts: Sequence[str], words_cfg: IntentWords) -> Q
     if len(content) <= words_cfg.max_name_words:
         return QueryIntent("navigational", f"a name ({len(content)} words, no question)")
     return QueryIntent("informational", f"{len(content)} words")
+
+
+_TITLE_PARTS = re.compile(r"\s+[-|–—:·•»]\s+|\s*[|•»]\s*")
+MAX_RUN = 4  # the most query words a site's name runs to
+
+
+def site_named(query_text: str, host: str, front_title: str | None = None) -> int:
+    """Does this query name this site? 2 its whole name (``cure for boredom`` names
+    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``; ``example.com`` typed; a run
+    of the query's words spells a label of the host, or the brand its front page's title
+    (``front_title``) leads or ends with: ``volt bulgaria`` names volt.bg, titled ``Volt
+    Bulgaria - Home``), 1 a part of it, 0 not (see ``name_match``). A long query names a site
+    as well as a short one."""
+    if not query_text:
+        return 0
+    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
+    if typed == registrable_domain(host):
+        return 2
+    words = tuple(query_words(query_text))
+    match = name_match(words, host)
+    if match == 2:
+        return 2
+    runs = _runs(words)
+    labels = {label for label in host_labels(host) if len(label) >= 3}
+    if len(words) > 1 and any(len(run) >= 5 and run in labels for run, n in runs.items()
+                              if n >= 2):
+        return 2
+    if front_title:
+        parts = [p for p in _TITLE_PARTS.split(front_title.strip()) if p]
+        brands = {re.sub(r"[\W_]", "", fold(p)) for p in (parts[:1] + parts[-1:])}
+        if any(len(run) >= 4 and run in brands for run in runs):
+            return 2
+    return match
+
+
+@lru_cache(maxsize=1024)
+def _runs(words: tuple[str, ...]) -> dict[str, int]:
+    """Each run of up to ``MAX_RUN`` consecutive words, run together and accents folded:
+    its number of words."""
+    out: dict[str, int] = {}
+    for n in range(1, MAX_RUN + 1):
+        for i in range(len(words) - n + 1):
+            out.setdefault(re.sub(r"[\W_]", "", fold("".join(words[i:i + n]))), n)
+    return out

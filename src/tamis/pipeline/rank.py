@@ -1,314 +1,189 @@
-"""Rank: a deterministic, explainable score built from evidence, in this order.
+"""Rank: the engines' own order, moved a bounded number of places by evidence.
 
-score = engine + agreement + named + prefer + relevance + off_topic + demote, where
+Every result starts where the engines put it. Each piece of evidence moves it some places down
+(a penalty) or up (a bonus), in ``policy.ranking``'s units of places:
 
-1. engine: what the engines said. Every (engine, position) pair adds
-   ``engine_weight * line weight * decay(position)``; decay is ``1 / log2(position + 1)``
-   (the discount of nDCG: 1, 0.63, 0.5, 0.43 ... 0.29 at 10), so an engine's first results
-   stay on top unless other evidence is strong. agreement: ``multi_engine_bonus`` per engine
-   beyond the first (results several engines found independently are more likely real).
-2. named: ``named_bonus`` for the front page of a site the query names (``logitech`` ->
-   logitech.com/): the result the query asks for is never buried (see intent.name_match).
-3. prefer: ``prefer_bonus`` for a preferred host: bounded, it re-orders comparable results
-   (about two places near the top) and never outweighs the engines' own top answers.
-4. relevance: BM25 of title + snippet + URL words, scaled so the best gets
-   ``relevance_weight``: a tie-breaker. off_topic: ``-off_topic_penalty`` when a result
-   shares no word with the query while others do.
+- ``relevance``: up to ``relevance_places`` up for the result whose own text best matches the
+  query (BM25 over the answer's results, pipeline/relevance.py), less for the others;
+- ``phrase``: ``phrase_places`` up when the query quotes a phrase and the result carries it;
+- ``off_topic``: ``off_topic_places`` down when the result carries none of the query's words
+  while others do;
+- ``kind``: the places of its page kind (``policy.page_kinds``: a shop, a sign-in page, a bare
+  homepage...) unless the query asks for that kind;
+- ``dynamic``: ``dynamic_places`` down for a URL with a query string (a listing, a search, an
+  app's view: less often the page that answers);
+- ``no_snippet``: ``no_snippet_places`` down when the engine gave no text for the result;
+- ``named``: ``named_places`` up for the front page of the one site the query names;
+- ``prefer``: ``prefer_places`` up for a preferred host (a primary source);
+- ``multi_engine``: ``multi_engine_places`` up for each engine beyond the first that found it;
+- ``same_site``: ``same_site_places`` down for a site's second page when it would stand in the
+  first ``same_site_top`` places (the top stays varied).
 
-Demoted results form a lower tier: they sort below every other result whatever the weights
-(our users' rule). Ties break on (best line order in config, best position, URL key): never
-on arrival order.
+No part moves a result more than ``max_places`` and all penalties together move it at most that
+far: evidence re-orders, it never hides a result the engines put first. The score is the engines'
+evidence at the moved positions: ``engine_weight * sum(line weight / log2(position + shift + 1))``
+over the engines that returned it (1000 at position 1, 631 at 2, 289 at 10). A result of a
+demoted host (a content farm, ``demote_domains``) moves down ``demote_places`` and never stands
+above a result of a preferred host (our users' rule: a content farm never outranks a primary
+source). Ties break on the best line order in the config, then the best position, then the URL:
+never arrival order.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from itertools import repeat
-from operator import itemgetter, truediv
+from dataclasses import dataclass, field
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
-from tamis.pipeline.relevance import _bm25_counted, _Terms, tokens
+from tamis.pipeline.paths import front_page
+from tamis.pipeline.query import ParsedQuery, parse_query
+from tamis.pipeline.relevance import TextMatch, text_match
 from tamis.policy.schema import Ranking
 
+HIGHEST = 0.5  # the best position a shift can reach: above an unmoved first result
 
-def decay(position: int) -> float:
+
+def decay(position: float) -> float:
     """The weight of an engine's position: 1 at 1, 0.63 at 2, 0.5 at 3, 0.29 at 10."""
-    return 1.0 / math.log2(max(position, 1) + 1)
+    return 1.0 / math.log2(max(position, HIGHEST) + 1)
 
 
-_TOTAL = itemgetter(1)  # of an order key (rank's keys)
-# decay(0..100), looked up per (engine, pos): decay(0) and decay(1) are 1 / log2(2), the rest
-# 1 / log2(p + 1) as decay computes it, in C loops (101 calls of decay: 0.25M instructions
-# at import, in every CLI process; test_rank_counts compares the two)
-_DECAYS = (1.0, *map(truediv, repeat(1.0), map(math.log2, range(2, 102))))
-_DECAY_OF = dict(enumerate(_DECAYS))  # the same, by position: no range test (a miss: KeyError)
-# 1.5 * 2**52: for |y| < 2**51, (y + it) - it is y rounded to an integer (round half even)
-_TO_INTEGER = 6755399441055744.0
-
-
-def engine_evidence(candidate: Candidate) -> float:
-    """The sum over its labels, in label order (two terms add the same either way round)."""
-    total = 0.0
-    positions, weights = candidate.positions, candidate.weights
-    for label in positions if len(positions) <= 2 else sorted(positions):
-        position = positions[label]
-        total += weights.get(label.partition(":")[0], 1.0) * (
-            _DECAYS[position] if 0 <= position <= 100 else decay(position))
-    return total
-
-
-class Parts:
-    """Score parts while ranking (cheap); ``model()`` gives the ScoreParts users see. (Plain
-    classes here: a dataclass costs 0.5-1 ms to create at import, in every CLI process.)"""
-
-    FIELDS = ("fusion", "relevance", "prefer", "multi_engine", "named", "off_topic", "demote",
-              "total", "tier", "same_site", "demote_reason", "kept_by")
-    __slots__ = ("demote", "demote_reason", "fusion", "kept_by", "multi_engine", "named",
-                 "off_topic", "prefer", "relevance", "same_site", "tier", "total")
-
-    def __init__(self, fusion: float, relevance: float, prefer: float, multi_engine: float,
-                 named: float, off_topic: float, demote: float, total: float, tier: str,
-                 same_site: float, demote_reason: str | None, kept_by: str | None) -> None:
-        self.fusion = fusion  # the engines' evidence (position decay, line weights)
-        self.relevance = relevance
-        self.prefer = prefer
-        self.multi_engine = multi_engine
-        self.named = named
-        self.off_topic = off_topic
-        self.demote = demote
-        self.total = total
-        self.tier = tier
-        self.same_site = same_site
-        self.demote_reason = demote_reason
-        self.kept_by = kept_by
-
-    def __repr__(self) -> str:
-        return "Parts(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
-
-    def model(self) -> ScoreParts:
-        return ScoreParts(fusion=self.fusion, relevance=self.relevance, prefer=self.prefer,
-                          multi_engine=self.multi_engine, named=self.named,
-                          off_topic=self.off_topic, same_site=self.same_site,
-                          demote=self.demote,
-                          total=self.total, tier=self.tier,  # type: ignore[arg-type]
-                          demote_reason=self.demote_reason, kept_by=self.kept_by)
-
-
+@dataclass(slots=True)
 class Ranked:
-    """A ranked result: its judged candidate, its score parts and the tie-break. The parts
-    are kept as a tuple (``values``, in ``Parts.FIELDS`` order) and made a ``Parts`` when
-    first read: an answer reads the parts of the results it returns, not of all it ranked."""
+    """A ranked result: its judged candidate, the places each part moved it, its score."""
 
-    __slots__ = ("_parts", "judged", "tie", "values")
-
-    def __init__(self, judged: Judged, values: tuple, tie: tuple[int, int, str] = (0, 0, "")
-                 ) -> None:
-        self.judged = judged
-        self.values = values
-        self.tie = tie  # best line order, best position, URL key
-        self._parts: Parts | None = None
-
-    def __repr__(self) -> str:
-        return f"Ranked({self.judged!r}, {self.parts!r}, {self.tie!r})"
-
-    @property
-    def parts(self) -> Parts:
-        parts = self._parts
-        if parts is None:
-            parts = self._parts = Parts(*self.values)
-        return parts
+    judged: Judged
+    places: dict[str, float] = field(default_factory=dict)  # part: places (+ down, - up)
+    shift: float = 0.0  # the places it moved, all parts together, within the bound
+    fusion: float = 0.0  # the engines' evidence at their own positions
+    total: float = 0.0
+    tier: str = "normal"
 
     @property
     def candidate(self) -> Candidate:
         return self.judged.candidate
 
+    def order_key(self) -> tuple[bool, float, int, int, str]:
+        c = self.judged.candidate
+        best = min(c.positions.values(), default=0)
+        return (-self.total, min(c.line_orders, default=0), best, c.key)
 
-def _r(x: float) -> float:
-    return round(x, 4)
-
-
-_INDEX = re.compile(r"^(index|default|home|main)\.[a-z]{2,5}$")
-
-
-def front_page(c: Candidate) -> bool:
-    """A site's front door: ``/``, ``/en/``, ``/index.html``, ``/en/index.html``."""
-    if c.query:
-        return False
-    segments = [s for s in c.path.split("/") if s]
-    if segments and _INDEX.match(segments[-1].lower()):
-        segments.pop()
-    return len(segments) == 0 or (len(segments) == 1 and len(segments[0]) <= 5)
+    def parts(self, weights: Ranking) -> ScoreParts:
+        verdict = self.judged.verdict
+        return ScoreParts(fusion=round(self.fusion, 4), places=dict(self.places),
+                          shift=round(self.shift, 4),
+                          total=self.total, tier=self.tier,  # type: ignore[arg-type]
+                          demote_reason=verdict.demoted, kept_by=verdict.kept_by)
 
 
-def rank(judged: list[Judged], query: str, weights: Ranking) -> list[Ranked]:
-    # Every sum is one result's own (in label or term order) and the final order is a whole
-    # key (its ties in the order given): the order of ``judged`` changes no figure and no
-    # place, so it is not sorted first (``tests/pipeline/test_rank.py`` shuffles it).
-    items = judged
-    terms = sorted(set(tokens(query)))
-    relevance = (_bm25_counted(terms, _Terms(terms).docs([j.candidate for j in items]))
-                 if terms and items else [0.0] * len(items))
-    rmax = max(relevance, default=0.0) or 1.0
-    # Off topic: no query word in title, snippet or URL, while other results have some.
-    # (a score is never below 0 nor NaN: those above 0 are those that are not 0)
-    guard = weights.off_topic_penalty > 0 and len(relevance) - relevance.count(0.0) >= 2
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What is known of one result before any weight applies (``gather``)."""
+
+    judged: Judged
+    match: TextMatch
+    named_front: bool  # the front page of the one site the query names
+
+
+def rank(judged: list[Judged], query: str | ParsedQuery, weights: Ranking) -> list[Ranked]:
+    parsed = parse_query(query) if isinstance(query, str) else query
+    return order(gather(judged, parsed), weights, vary=not parsed.sites)
+
+
+def gather(judged: list[Judged], query: ParsedQuery) -> list[Evidence]:
+    matches = text_match([j.candidate for j in judged], query)
     # The named-site bonus goes to a site only when the query names one site: "Code 9"
     # naming code9.com.au, thecode9project.org and code9security.com names none of them.
-    named_sites = {j.candidate.domain for j in items if j.verdict.named and front_page(j.candidate)}
-    # The parts that are one of two values, rounded once per search.
-    prefer_bonus, named_bonus = _r(weights.prefer_bonus), _r(weights.named_bonus)
-    off_topic, demote_penalty = _r(-weights.off_topic_penalty), _r(-weights.demote_penalty)
-    multi_bonus: dict[int, float] = {}
-    engine_weight, relevance_weight = weights.engine_weight, weights.relevance_weight
+    fronts = [j.verdict.named and front_page(j.candidate.path, j.candidate.query)
+              for j in judged]
+    one_site = len({j.candidate.domain for j, front in zip(judged, fronts, strict=True)
+                    if front}) == 1
+    return [Evidence(j, match, front and one_site)
+            for j, match, front in zip(judged, matches, fronts, strict=True)]
+
+
+def order(evidence: list[Evidence], weights: Ranking, vary: bool = True) -> list[Ranked]:
+    """The results in their final order. ``vary``: apply ``same_site_places`` (not for a
+    ``site:`` query, whose results are all one site's)."""
     ranked = []
-    rounded: dict[float, float] = {}
-    line_of: dict[str, str] = {}  # engine label: its line ("searxng:bing": "searxng")
-    decay_of = _DECAY_OF
-    new = object.__new__
-    keys: list[tuple[bool, float, tuple[int, int, str]]] = []
-    for j, r in zip(items, relevance, strict=True):
-        # the verdict's fields read once (a NamedTuple's, by position: Verdict's order)
-        _, demoted, preferred, _, named_site, _, prefer_counts, kept_by = j.verdict
-        c = j.candidate
-        positions = c.positions
-        # engine_evidence(c), the same sum in the same order, each label's line split once
-        x = 0.0
-        if positions:
-            weights_of = c.weights
-            if len(positions) == 1:
-                (best,) = positions.values()  # min of one, without a call
-            else:
-                best = min(positions.values())
-            try:
-                for label, position in (positions.items() if len(positions) <= 2
-                                        else sorted(positions.items())):
-                    x += weights_of.get(line_of[label], 1.0) * decay_of[position]
-            except KeyError:  # a label met first, or a position beyond the table
-                x = _evidence(positions, weights_of, line_of)
-        # _r by _round4 inline: the engine part and the total worked out (they seldom repeat:
-        # a memo's look-ups cost more than they save), the relevance, which repeats (results
-        # counted alike), rounded once a value (0 is never looked up: a memo would give -0.0
-        # for 0.0, and round keeps either zero as it is)
-        x = engine_weight * x
-        if x:  # (round(x, 4) of 0.0 or -0.0 is itself)
-            y = x * 1e4
-            n = y + _TO_INTEGER - _TO_INTEGER
-            engine = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                      else round(x, 4))
-        else:
-            engine = x
-        x = relevance_weight * r / rmax
-        rel = rounded.get(x) if x else x
-        if rel is None:
-            y = x * 1e4
-            n = y + _TO_INTEGER - _TO_INTEGER
-            rel = rounded[x] = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                                else round(x, 4))
-        prefer = prefer_bonus if preferred and prefer_counts else 0.0
-        others = len(c.engines) - 1 if c.engines else 0
-        multi = multi_bonus.get(others)
-        if multi is None:
-            multi = multi_bonus[others] = _r(weights.multi_engine_bonus * others)
-        named = named_bonus if named_site and front_page(c) and len(named_sites) == 1 else 0.0
-        off = off_topic if guard and r == 0 and not named_site else 0.0
-        demote = demote_penalty if demoted else 0.0
-        x = engine + rel + prefer + multi + named + off + demote
-        if x:
-            y = x * 1e4
-            n = y + _TO_INTEGER - _TO_INTEGER
-            total = (n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9
-                     else round(x, 4))
-        else:
-            total = x
-        if demoted:
-            tier, last = "demoted", True
-        else:
-            tier, last = "primary" if preferred else "normal", False
-        orders = c.line_orders  # (min of one item: the item, without a call)
-        tie = (orders[0] if len(orders) == 1 else min(orders) if orders else 0,
-               best if positions else 0, c.key)
-        item = new(Ranked)  # Ranked(j, values, tie): the fields set on a bare instance
-        item.judged = j
-        item.values = (engine, rel, prefer, multi, named, off, demote, total, tier, 0.0,
-                       demoted, kept_by)
-        item.tie = tie
-        item._parts = None
+    for e in evidence:
+        item = Ranked(e.judged, _places(e, weights))
+        verdict = e.judged.verdict
+        item.tier = ("demoted" if verdict.demoted
+                     else "primary" if verdict.preferred else "normal")
+        _score(item, weights)
         ranked.append(item)
-        keys.append((last, -total, tie))  # _order(ranked[-1])
-    if math.isnan(sum(map(_TOTAL, keys))):  # a NaN total (or inf - inf): ties by key order
-        ranked, keys = _by_candidate_key(ranked, keys)
-    ranked = _sorted(ranked, keys)
-    if weights.same_site_penalty > 0 and _vary(ranked, weights.same_site_penalty,
-                                                weights.same_site_top):
-        ranked = _sorted(ranked, [_order(item) for item in ranked])
-    return ranked
+    ranked.sort(key=Ranked.order_key)
+    if vary and weights.same_site_places > 0 and _vary(ranked, weights):
+        ranked.sort(key=Ranked.order_key)
+    return _below_primary(ranked)
 
 
-def _evidence(positions: dict[str, int], weights: dict[str, float], line_of: dict[str, str]
-              ) -> float:
-    """``engine_evidence`` of these positions and line weights, filling ``line_of``."""
-    total = 0.0
-    for label in positions if len(positions) <= 2 else sorted(positions):
-        position = positions[label]
-        line = line_of.get(label)
-        if line is None:
-            line = line_of[label] = label.partition(":")[0]
-        total += weights.get(line, 1.0) * (
-            _DECAYS[position] if 0 <= position <= 100 else decay(position))
-    return total
+def _below_primary(ranked: list[Ranked]) -> list[Ranked]:
+    """Every demoted result that stands above a primary one, moved to just below the last
+    primary result (in its order): a content farm never outranks a primary source."""
+    last = max((i for i, r in enumerate(ranked) if r.tier == "primary"), default=0)
+    above = [r for r in ranked[:last] if r.tier == "demoted"]
+    if not above:
+        return ranked
+    return ([r for r in ranked[:last + 1] if r.tier != "demoted"] + above
+            + ranked[last + 1:])
 
 
-def _round4(x: float) -> float:
-    """``round(x, 4)``, fewer instructions (``rank`` has it inline): ``y`` = ``x * 10**4`` is
-    within half an ulp of the exact product, so when it lies clearly between two halves
-    (|y - n| < 0.4999, |y| < 10**9) the nearest integer ``n`` of ``y`` is that of the exact
-    product, which is what ``round`` rounds to, and ``n / 10**4`` (IEEE division, correctly
-    rounded) is the double nearest ``n * 10**-4``, which is what ``round`` returns. A zero
-    is itself; what rounds to 0 and near ties are left to ``round`` (the sign of a zero)."""
-    if not x:
-        return x  # 0.0 or -0.0: round keeps it
-    y = x * 1e4
-    n = y + _TO_INTEGER - _TO_INTEGER
-    return n / 1e4 if n and -0.4999 < y - n < 0.4999 and -1e9 < y < 1e9 else round(x, 4)
+def _places(e: Evidence, w: Ranking) -> dict[str, float]:
+    """The places each piece of evidence moves this result (only the parts that move it)."""
+    c, verdict, match = e.judged.candidate, e.judged.verdict, e.match
+    places = {
+        "relevance": -w.relevance_places * match.bm25,
+        "title": -w.title_places * match.title,
+        "address": -w.address_places * match.address,
+        "phrase": -w.phrase_places if match.phrase else 0.0,
+        "off_topic": w.off_topic_places if match.off_topic and not verdict.named_part else 0.0,
+        "kind": verdict.moved_as(w.kind_places),
+        "dynamic": w.dynamic_places if c.query else 0.0,
+        "no_snippet": w.no_snippet_places if not c.snippet.strip() else 0.0,
+        "named": -w.named_places if e.named_front else 0.0,
+        "prefer": -w.prefer_places if verdict.preferred and verdict.prefer_counts else 0.0,
+        "demote": w.demote_places if verdict.demoted else 0.0,
+        "multi_engine": -w.multi_engine_places * max(0, len(c.engines) - 1),
+    }
+    return {part: round(_bounded(value, w.max_places), 4)
+            for part, value in places.items() if value}
 
 
-def _by_candidate_key(ranked: list[Ranked], keys: list[tuple[bool, float, tuple[int, int, str]]]
-                      ) -> tuple[list[Ranked], list[tuple[bool, float, tuple[int, int, str]]]]:
-    """Both lists in the order of their candidates' keys (what ``rank`` sorted its input by
-    before: the same answer when a total is NaN and no key orders it)."""
-    order = sorted(range(len(ranked)), key=lambda i: ranked[i].candidate.key)
-    return [ranked[i] for i in order], [keys[i] for i in order]
+def _bounded(value: float, bound: float) -> float:
+    return max(-bound, min(bound, value))
 
 
-def _order(item: Ranked) -> tuple[bool, float, tuple[int, int, str]]:
-    """Demoted last, best total first, then the tie-break (never arrival order)."""
-    values = item.values
-    return values[8] == "demoted", -values[7], item.tie
+def _score(item: Ranked, w: Ranking) -> None:
+    """The shift (penalties together at most ``max_places`` down, bonuses at most that far
+    up) and the engines' evidence at the shifted positions."""
+    down = sum(v for v in item.places.values() if v > 0)
+    up = sum(v for v in item.places.values() if v < 0)
+    item.shift = _bounded(down, w.max_places) + _bounded(up, w.max_places)
+    c = item.judged.candidate
+    fusion = total = 0.0
+    for label in sorted(c.positions):
+        line_weight = c.weights.get(label.partition(":")[0], 1.0)
+        fusion += line_weight * decay(c.positions[label])
+        total += line_weight * decay(c.positions[label] + item.shift)
+    item.fusion = w.engine_weight * fusion
+    item.total = round(w.engine_weight * total, 4)
 
 
-def _sorted(ranked: list[Ranked], keys: list[tuple[bool, float, tuple[int, int, str]]]
-            ) -> list[Ranked]:
-    """``sorted(ranked, key=_order)`` with each item's key given (``keys[i]``: its key)."""
-    return [ranked[i] for i in sorted(range(len(ranked)), key=keys.__getitem__)]
-
-
-def _vary(ranked: list[Ranked], penalty: float, top: int) -> bool:
-    """A site (registrable domain) with a second page in the first ``top`` places loses
-    ``penalty`` on every page after its first: a second page of the same site keeps a top
-    place only when its evidence is clearly better. Preferred sources, and the site the query
-    names, may repeat. The order within a site never changes, so a ``site:`` query keeps the
-    engine's order. True when a total changed."""
+def _vary(ranked: list[Ranked], w: Ranking) -> bool:
+    """A site (registrable domain) whose second page stands in the first ``same_site_top``
+    places moves each page after its first down ``same_site_places``: a second page of one
+    site keeps a top place only when its evidence is clearly better. Preferred sources and
+    the site the query names may repeat. True when a score changed."""
     seen: set[str] = set()
-    repeating: set[str] = set()
-    for i, item in enumerate(ranked):
+    repeating = set()
+    for item in ranked[: w.same_site_top]:
         site = item.candidate.domain
-        if site in seen and i < top:
+        if site in seen:
             repeating.add(site)
         seen.add(site)
-    if not repeating:
-        return False
     changed = False
     first: set[str] = set()
     for item in ranked:
@@ -316,10 +191,8 @@ def _vary(ranked: list[Ranked], penalty: float, top: int) -> bool:
         verdict = item.judged.verdict
         if site in first and site in repeating and not (verdict.preferred
                                                          or verdict.named_part):
-            values = item.values  # (read before any Parts is made of them)
-            same_site = _r(-penalty)
-            item.values = (*values[:7], _r(values[7] + same_site), values[8], same_site,
-                           *values[10:])
+            item.places["same_site"] = _bounded(w.same_site_places, w.max_places)
+            _score(item, w)
             changed = True
         first.add(site)
     return changed

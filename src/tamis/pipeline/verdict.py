@@ -1,31 +1,10 @@
-"""What the policy says of one URL (``Verdict``), and the compiled pieces of policy the rules
-read it from (``rules.Rules`` makes them). NamedTuples: a dataclass costs 0.5-1 ms to create at
-import, in every CLI process."""
+"""What the policy says of one URL (``Verdict``), and of its host alone (``HostFacts``)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple
 
 from tamis.models import SourceType
-from tamis.policy.schema import IntentExceptions
-
-
-class Lifted(NamedTuple):
-    """The non-answer rules one intent lifts (``policy.intent.<intent>``), compiled."""
-
-    host_root: bool
-    hosts: frozenset[str]
-    path_patterns: frozenset[str]
-    prefer: bool = True
-
-    @classmethod
-    def of(cls, exc: IntentExceptions) -> Lifted:
-        return cls(exc.host_root, frozenset(h.lower() for h in exc.hosts),
-                   frozenset(exc.path_patterns), exc.prefer)
-
-
-NOTHING_LIFTED = Lifted(False, frozenset(), frozenset())
 
 
 class Verdict(NamedTuple):
@@ -37,36 +16,35 @@ class Verdict(NamedTuple):
     source_type: SourceType
     named: bool = False  # the query names this site ("logitech" -> logitech.com)
     named_part: bool = False  # ... or a part of its name ("John McCain" -> mccain2000.com)
-    prefer_counts: bool = True  # prefer_bonus applies (policy.intent.<intent>.prefer)
-    kept_by: str | None = None  # the intent exception that kept it, e.g. "definitional: hosts"
+    prefer_counts: bool = True  # prefer_places applies (policy.intent.<intent>.prefer)
+    # why a rule that would move or drop it did not: "query word 'login'", "last resort: ..."
+    kept_by: str | None = None
+    kind: str | None = None  # its page kind (policy.page_kinds): "shop", "login", "homepage"
 
-    @property
-    def action(self) -> str:
+    def moved_as(self, kind_places: dict[str, float]) -> float:
+        """The places its page kind moves it down (0: no kind, asked for, or 0 places)."""
+        return 0.0 if not self.kind or self.kept_by else kind_places.get(self.kind, 0.0)
+
+    def action(self, kind_places: dict[str, float]) -> tuple[str, str | None]:
+        """What the policy does with it, and the rule that says so (explain-url)."""
         if self.drop:
-            return "DROP"
+            return "DROP", self.drop
         if self.demoted:
-            return "DEMOTE"
+            return "DEMOTE", self.demoted
+        places = self.moved_as(kind_places)
+        if places:
+            return "DEMOTE", f"page_kind:{self.kind}, {places:g} places"
         if self.preferred:
-            return "PREFER"
-        return "KEEP"
+            return "PREFER", f"prefer_domains:{self.preferred}"
+        return "KEEP", None
 
 
 class HostFacts(NamedTuple):
-    """What the policy says of a host alone, worked out once per host and search."""
+    """What the policy says of a host alone, worked out once per host."""
 
     listed: str | None  # the non_answer.hosts entry it matches
     preferred: str | None
     demoted_by: str | None
-    kinds: frozenset[str]  # source types its host rules give
-    first_kind: int  # index in Rules.type_rules of the first of them (len: none)
+    kind: str | None  # the first page kind whose hosts it is on
+    source_type: SourceType | None  # the first source type its host rules give
     domain: str  # its registrable domain
-
-
-@lru_cache(maxsize=4096)
-def _verdict(drop: str | None, demoted: str | None, preferred: str | None, kind: SourceType,
-             named: bool, named_part: bool, prefer_counts: bool, kept_by: str | None
-             ) -> Verdict:
-    """Verdicts are frozen and most are alike: one object for each distinct verdict."""
-    return Verdict(drop=drop, demoted=demoted, preferred=preferred, source_type=kind,
-                   named=named, named_part=named_part, prefer_counts=prefer_counts,
-                   kept_by=kept_by)

@@ -35,6 +35,7 @@ from tamis.policy.schema_policy import (  # noqa: F401  (the policy section, re-
     ListEntry,
     NonAnswer,
     Normalise,
+    PageKind,
     Policy,
     Ranking,
     SourceTypes,

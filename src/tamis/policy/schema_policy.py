@@ -6,7 +6,7 @@ redirect wrappers) and community lists. Defaults live in ``default.yaml``.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -14,8 +14,16 @@ from tamis.policy.checks import check_hosts, placeholder_regex
 from tamis.policy.schema_base import Strict
 
 
+def check_patterns(v: list[str]) -> list[str]:
+    for p in v:
+        if not (p.startswith("/") or p.startswith("**/")):
+            raise ValueError(f"path pattern {p!r} must start with '/' or '**/'")
+    return v
+
+
 class NonAnswer(Strict):
-    """What makes a result a non-answer (a search page, a bare homepage...): dropped."""
+    """What proves a result is no answer to any query (a search-results page, a cart, an ad, a
+    parked domain): dropped, with the rule as its reason."""
 
     hosts: list[str] = Field(default_factory=list)
     path_patterns: list[str] = Field(default_factory=list)
@@ -23,7 +31,6 @@ class NonAnswer(Strict):
     search_path_segments: list[str] = Field(default_factory=list)
     search_hosts: list[str] = Field(default_factory=list)
     action_keys: list[str] = Field(default_factory=list)
-    host_root: Literal["drop", "demote", "keep"] = "drop"
     search_pages_last_resort: bool = Field(
         default=True, description="When every result is a search-engine page (an engine's"
         " video or image results often all are), return them, said in the notes, rather than"
@@ -52,27 +59,48 @@ class NonAnswer(Strict):
     @field_validator("path_patterns")
     @classmethod
     def _patterns(cls, v: list[str]) -> list[str]:
-        for p in v:
-            if not (p.startswith("/") or p.startswith("**/")):
-                raise ValueError(f"path pattern {p!r} must start with '/' or '**/'")
-        return v
+        return check_patterns(v)
 
 
 class Ranking(Strict):
-    """The weights of the deterministic ranking (pipeline/rank.py)."""
+    """The weights of the deterministic ranking (pipeline/rank.py): how many places each piece
+    of evidence moves a result from where the engines put it (fitted on judged answers with
+    cross-validation by bench/fit_ranking.py)."""
 
-    demote_penalty: float = Field(default=1000, ge=0)
-    prefer_bonus: float = Field(default=100, ge=0)
-    multi_engine_bonus: float = Field(default=25, ge=0)
-    engine_weight: float = Field(default=1000, ge=0, description="Per engine: this much times"
-                                 " 1/log2(position + 1) (1000 at 1, 631 at 2, 289 at 10)")
-    named_bonus: float = Field(default=600, ge=0, description="The query names the site")
-    relevance_weight: float = Field(default=40, ge=0, description="BM25, best result")
-    off_topic_penalty: float = Field(default=300, ge=0, description="No query word at all")
-    same_site_penalty: float = Field(default=200, ge=0, description="A second page of a site,"
-                                     " once: the top stays varied")
-    same_site_top: int = Field(default=3, ge=0, description="The places same_site_penalty"
+    engine_weight: float = Field(default=1000, gt=0, description="The score of an engine's"
+                                 " first result; position p scores this much times"
+                                 " 1/log2(p + 1)")
+    max_places: float = Field(default=5, ge=0, le=20, description=(
+        "The most places one part, or all penalties together, move a result"))
+    relevance_places: float = Field(default=3, ge=0, le=20, description=(
+        "Up, for the result whose words best match the query (BM25)"))
+    title_places: float = Field(default=0.5, ge=0, le=20, description=(
+        "Up, for a title holding the query's words (rare ones count most)"))
+    address_places: float = Field(default=0.5, ge=0, le=20, description=(
+        "Up, for a host and path holding the query's words"))
+    phrase_places: float = Field(default=2, ge=0, le=20, description=(
+        "Up, for a result carrying the query's quoted phrase"))
+    off_topic_places: float = Field(default=5, ge=0, le=20, description=(
+        "Down, no query word in title, snippet or URL (others have some)"))
+    dynamic_places: float = Field(default=1, ge=0, le=20, description=(
+        "Down, for a URL with a query string"))
+    no_snippet_places: float = Field(default=1.5, ge=0, le=20, description=(
+        "Down, for a result the engine gave no text for"))
+    named_places: float = Field(default=0, ge=0, le=20, description=(
+        "Up, for the front page of the site the query names"))
+    prefer_places: float = Field(default=1, ge=0, le=20, description=(
+        "Up, for a preferred host (a primary source)"))
+    demote_places: float = Field(default=5, ge=0, le=20, description=(
+        "Down, for a demoted host; it never stands above a preferred one"))
+    multi_engine_places: float = Field(default=0.5, ge=0, le=20, description=(
+        "Up, per engine beyond the first that returned it"))
+    same_site_places: float = Field(default=1, ge=0, le=20, description=(
+        "Down, a site's second page in the first same_site_top places"))
+    same_site_top: int = Field(default=3, ge=0, description="The places same_site_places"
                                " keeps varied")
+    kind_places: dict[str, Annotated[float, Field(ge=0, le=20)]] = Field(
+        default_factory=dict, description="Down, for a page of this kind (policy.page_kinds)"
+        " the query does not ask for")
 
 
 class SourceTypes(Strict):
@@ -131,14 +159,36 @@ class Normalise(Strict):
     redirectors: Redirectors = Field(default_factory=Redirectors)
 
 
-class IntentExceptions(Strict):
-    """The non-answer rules one query intent lifts; they still hold for every other query."""
+class PageKind(Strict):
+    """Pages that answer some queries and not others (a shop, a dictionary, a sign-in page, a
+    bare homepage): moved down ``ranking.kind_places[<kind>]`` places unless the query asks
+    for them (one of ``query_words``, an intent in ``intents``, the site named), or most of
+    the answer is of that kind."""
 
-    host_root: bool = Field(default=False, description="Keep bare homepages")
-    hosts: list[str] = Field(default_factory=list, description="non_answer.hosts kept")
-    path_patterns: list[str] = Field(default_factory=list,
-                                     description="non_answer.path_patterns not applied")
-    prefer: bool = Field(default=True, description="false: prefer_bonus does not apply (the"
+    hosts: list[str] = Field(default_factory=list)
+    path_patterns: list[str] = Field(default_factory=list)
+    front_page: bool = Field(default=False, description="A site's front page (/, /en/,"
+                             " /index.html) is of this kind")
+    query_words: list[str] = Field(default_factory=list, description="Words or phrases of a"
+                                   " query that asks for this kind ('buy', 'sign in')")
+    intents: list[Literal["navigational", "definitional", "transactional", "informational"]] = (
+        Field(default_factory=list, description="Query intents that ask for this kind"))
+
+    @field_validator("hosts")
+    @classmethod
+    def _bare_hosts(cls, v: list[str]) -> list[str]:
+        return check_hosts(v)
+
+    @field_validator("path_patterns")
+    @classmethod
+    def _patterns(cls, v: list[str]) -> list[str]:
+        return check_patterns(v)
+
+
+class IntentExceptions(Strict):
+    """What one query intent changes."""
+
+    prefer: bool = Field(default=True, description="false: prefer_places does not apply (the"
                          " preferred hosts are technical sources)")
 
 
@@ -154,11 +204,9 @@ class IntentPolicy(Strict):
                                 " words, with no other marker, is a name (navigational)")
     first_hosts: int = Field(default=5, ge=0, description="Result hosts a query may name")
     navigational: IntentExceptions = Field(
-        default_factory=lambda: IntentExceptions(host_root=True, prefer=False))
-    definitional: IntentExceptions = Field(
-        default_factory=lambda: IntentExceptions(host_root=True))
-    transactional: IntentExceptions = Field(
-        default_factory=lambda: IntentExceptions(host_root=True))
+        default_factory=lambda: IntentExceptions(prefer=False))
+    definitional: IntentExceptions = Field(default_factory=IntentExceptions)
+    transactional: IntentExceptions = Field(default_factory=IntentExceptions)
     informational: IntentExceptions = Field(default_factory=IntentExceptions)
 
 
@@ -207,6 +255,7 @@ class Policy(Strict):
     """The ``policy`` section: what is dropped, demoted, preferred and how it ranks."""
 
     non_answer: NonAnswer = Field(default_factory=NonAnswer)
+    page_kinds: dict[str, PageKind] = Field(default_factory=dict)
     intent: IntentPolicy = Field(default_factory=IntentPolicy)
     demote_domains: list[str] = Field(default_factory=list)
     prefer_domains: list[str] = Field(default_factory=list)
@@ -221,6 +270,10 @@ class Policy(Strict):
         for name in names:
             if names.count(name) > 1:
                 raise ValueError(f"two lists are named {name!r}; names must be unique")
+        for kind in self.ranking.kind_places:
+            if kind not in self.page_kinds:
+                raise ValueError(f"ranking.kind_places names {kind!r}, which is no page kind"
+                                 f" (policy.page_kinds: {', '.join(self.page_kinds)})")
         return self
 
     @field_validator("demote_domains", "prefer_domains")

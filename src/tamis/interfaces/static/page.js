@@ -82,14 +82,14 @@
   function scoreTable(result, rawPosition) {
     const parts = result.explain || {};
     const table = el("table", "score");
-    const rows = [
-      ["fusion", num(parts.fusion), "agreement and position across engines"],
-      ["relevance", num(parts.relevance), "BM25 of title and snippet"],
-      ["prefer", num(parts.prefer), "preferred (primary) source"],
-      ["multi_engine", num(parts.multi_engine), "several engines returned it"],
-      ["demote", parts.demote ? "\u2212" + num(parts.demote) : "0", parts.demote_reason || ""],
-      ["total", num(parts.total), "tier: " + (parts.tier || "")],
-    ];
+    const rows = [["fusion", num(parts.fusion), "the engines' evidence at their own positions"]];
+    for (const [part, places] of Object.entries(parts.places || {})) {
+      rows.push([part, (places > 0 ? "+" : "") + num(places),
+                 places > 0 ? "places down" : "places up"]);
+    }
+    rows.push(["shift", num(parts.shift || 0), "places moved, bounded"]);
+    if (parts.demote_reason) rows.push(["demote", "", parts.demote_reason]);
+    rows.push(["total", num(parts.total), "tier: " + (parts.tier || "")]);
     for (const [name, value, help] of rows) {
       const tr = el("tr");
       tr.append(el("th", "", name), el("td", "", value), el("td", "help", help));
