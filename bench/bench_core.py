@@ -30,13 +30,12 @@ from pathlib import Path
 
 from tamis.backends.searxng import SearXNG, parse_searxng
 from tamis.models import RawHit
+from tamis.pipeline import intent, paths, rules, urls
+from tamis.pipeline import query as query_parsing
 from tamis.pipeline.filter import filter_candidates
-from tamis.pipeline.intent import _match as name_match_cache
-from tamis.pipeline.intent import host_labels, name_forms
 from tamis.pipeline.merge import merge
 from tamis.pipeline.rank import rank
-from tamis.pipeline.rules import Rules, _verdict, path_segments
-from tamis.pipeline.urls import _norm_host, _simple_host, _site, host_suffixes, registrable_domain
+from tamis.pipeline.rules import Rules
 from tamis.policy.schema import LineConfig, Policy
 from tamis.settings import load_config
 
@@ -66,13 +65,12 @@ def raw_hits(n: int, seed: int = 7) -> list[tuple[RawHit, int, float]]:
     return hits
 
 
-HOST_CACHES = (_site, host_suffixes, host_labels, path_segments,
-               name_forms, name_match_cache, _verdict, _norm_host, _simple_host)
-
-
 def cold_caches() -> None:
-    for cached in HOST_CACHES:
-        cached.cache_clear()  # no host or path seen before
+    """Every memo of the pipeline emptied: no host, path or query seen before."""
+    for module in (intent, paths, query_parsing, rules, urls):
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
 
 
 def run_pipeline(hits: list[tuple[RawHit, int, float]], query: str, policy: Policy,
@@ -110,7 +108,7 @@ def bench_pipeline(n: int = 1000, rounds: int = 30) -> dict[str, list[float]]:
     policy = load_config(None).config.policy
     hits = raw_hits(n)
     query = "proxmox thin pool metadata exhaustion recovery"
-    registrable_domain("warm.up.example")  # load the bundled suffix list once
+    urls.registrable_domain("warm.up.example")  # load the suffix list once
     stages: dict[str, list[float]] = {"merge": [], "filter": [], "rank": [], "total": [],
                                       "wall": [], "gc": []}
     pauses = GCPauses()

@@ -21,12 +21,14 @@ def explain(url: str, query: str = "") -> dict:
 @pytest.mark.parametrize(("url", "action", "reason"), [
     ("https://docs.digitalocean.com/products/inference/how-to/manage-agent-context/",
      "KEEP", None),
+    # a shop and a dictionary answer no technical question (no query: read as one)
     ("https://www.bestbuy.com/site/computer-cards-components/agent-management-software/"
-     "pcmcat1700000001.c", "DROP", "shopping_or_dictionary_host"),
-    ("https://www.merriam-webster.com/dictionary/context", "DROP",
-     "shopping_or_dictionary_host"),
-    ("https://www.mindstudio.ai/", "DROP", "navigational_host_root"),
-    ("https://example.com", "DROP", "navigational_host_root"),
+     "pcmcat1700000001.c", "DROP", "page_kind:shop"),
+    ("https://www.merriam-webster.com/dictionary/context", "DROP", "page_kind:dictionary"),
+    ("https://www.mindstudio.ai/", "DEMOTE", "demote_domains:mindstudio.ai"),
+    # a bare homepage is a page kind moved kind_places.homepage places (0 by default: the
+    # judged answers say a homepage is as often the answer as any other result there)
+    ("https://example.com", "KEEP", None),
     ("https://www.proxmox.com/", "PREFER", "prefer_domains:proxmox.com"),
     ("https://github.com/jthornber/thin-provisioning-tools", "PREFER",
      "prefer_domains:github.com"),
@@ -39,7 +41,7 @@ def test_rule_proof(url: str, action: str, reason: str | None) -> None:
 
 def test_text_output_is_one_line() -> None:
     result = CliRunner().invoke(cli, ["explain-url", "https://www.bestbuy.com/site/x"])
-    assert result.stdout.strip().startswith("DROP (shopping_or_dictionary_host)")
+    assert result.stdout.strip().startswith("DROP (page_kind:shop)")
     assert result.stdout.count("\n") == 1
 
 
@@ -73,7 +75,8 @@ def test_a_navigational_homepage_is_kept_for_a_query_naming_the_site(url: str,
 
 def test_a_topic_query_containing_a_brand_is_not_navigational() -> None:
     verdict = explain("https://www.croteam.com/", "croteam serious sam engine bug report")
-    assert verdict["reason"] == "navigational_host_root"
+    assert verdict["query_intent"]["kind"] == "informational"
+    assert verdict["page_kind"] == "homepage" and verdict["kept_by"] is None
 
 
 def _bing(target: str) -> str:

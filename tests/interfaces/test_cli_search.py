@@ -53,16 +53,18 @@ def test_best_practices_query_is_cleaned(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     top8 = data["results"][:8]
     assert not [r["domain"] for r in top8 if r["domain"] in DEMOTED]
+    # the users' measured top 8, whatever fills the places the content farms left
+    assert {"anthropic.com", "langchain.com", "jetbrains.com", "reddit.com"} <= {
+        r["domain"] for r in top8}
     reasons = {d["url"]: d["reason"] for d in data["dropped"]}
     assert reasons["https://www.bestbuy.com/site/computer-cards-components/agent-management-"
-                   "software/pcmcat1700000001.c"] == "shopping_or_dictionary_host"
+                   "software/pcmcat1700000001.c"] == "page_kind:shop"
     assert reasons["https://www.merriam-webster.com/dictionary/context"] == \
-        "shopping_or_dictionary_host"
-    assert reasons["https://www.mindstudio.ai/"] == "navigational_host_root"
+        "page_kind:dictionary"
     google = [u for u in reasons if u.startswith("https://www.google.com/search")]
     assert google and reasons[google[0]] == "path_pattern:/search?"
     login = [u for u in reasons if "community.openai.com/login" in u]
-    assert login and reasons[login[0]] == "path_pattern:/login"
+    assert login and reasons[login[0]] == "page_kind:login"
     # Demoted, never dropped: the content farms are still there, below every primary source.
     assert any(r["source_type"] == "content-farm" for r in data["results"])
 
@@ -90,7 +92,7 @@ def test_proxmox_query_puts_primary_sources_first(tmp_path: Path) -> None:
     primary_positions = [i for i, h in enumerate(hosts) if h in PRIMARY]
     assert max(primary_positions) < first_demoted
     reasons = {d["url"]: d["reason"] for d in data["dropped"]}
-    assert reasons["https://www.amazon.com/dp/B0C1234567"] == "shopping_or_dictionary_host"
+    assert reasons["https://www.amazon.com/dp/B0C1234567"] == "page_kind:shop"
     assert "https://www.proxmox.com/" in [r["url"] for r in data["results"]]
 
 

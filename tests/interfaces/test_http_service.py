@@ -71,7 +71,7 @@ def test_native_search_get_and_post_give_the_contract(service: Served) -> None:
     assert got.status_code == posted.status_code == 200
     jsonschema.validate(got.json(), response_schema())
     assert got.json()["results"] == posted.json()["results"]
-    assert got.json()["dropped"][0]["reason"] == "shopping_or_dictionary_host"
+    assert got.json()["dropped"][0]["reason"] == "page_kind:shop"
 
 
 def test_read_endpoint(service: Served) -> None:

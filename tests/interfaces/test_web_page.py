@@ -95,12 +95,12 @@ def test_compare_json_carries_comparison_explain_and_policy(
     data = answer.json()
     assert data["query"] == BEST and data["returned"] == 8
     assert data["comparison"]["raw"][0]["host"] == "www.anthropic.com"
-    assert any(row["fate"] == "dropped: shopping_or_dictionary_host"
-               for row in data["comparison"]["raw"])
+    assert any(row["fate"] == "dropped: page_kind:shop" for row in data["comparison"]["raw"])
     first = data["response"]["results"][0]
-    assert set(first["explain"]) >= {"fusion", "relevance", "prefer", "multi_engine", "demote"}
+    assert set(first["explain"]) >= {"fusion", "places", "shift", "total"}
+    assert "prefer" in first["explain"]["places"]
     assert {d["reason"] for d in data["response"]["dropped"]} >= {
-        "shopping_or_dictionary_host", "navigational_host_root"}
+        "page_kind:shop", "page_kind:dictionary"}
     assert data["policy"]["source"] == str(path) == data["config"]
     assert data["policy"]["text"].startswith("# my policy")
     assert "contentfarm.example" in data["policy"]["effective"]
@@ -179,10 +179,10 @@ def test_the_page_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
         assert "anthropic.com" in tamis.nth(0).locator(".meta").text_content()
         # A drop reason, visible, in the raw column and in the dropped list.
         bestbuy = page.locator("#raw li", has_text="www.bestbuy.com")
-        assert bestbuy.locator(".fate").text_content() == "dropped: shopping_or_dictionary_host"
+        assert bestbuy.locator(".fate").text_content() == "dropped: page_kind:shop"
         assert bestbuy.locator(".fate").is_visible()
         assert page.locator("#dropped li", has_text="merriam-webster.com").locator(
-            ".reason").text_content() == "shopping_or_dictionary_host"
+            ".reason").text_content() == "page_kind:dictionary"
         assert page.locator("#raw li .fate.demoted").count() > 0
         # Score components on demand: hidden until the result is clicked.
         first = tamis.nth(0)
@@ -190,11 +190,11 @@ def test_the_page_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
         first.locator("summary").click()
         assert first.locator(".why").is_visible()
         components = first.locator(".why table").text_content()
-        for name in ("fusion", "relevance", "prefer", "multi_engine", "demote"):
+        for name in ("fusion", "prefer", "multi_engine", "shift", "total"):
             assert name in components
-        # A raw row opens the result it became (raw #7, blog.langchain.com: rank 2).
+        # A raw row opens the result it became (raw #7, blog.langchain.com: rank 3).
         page.locator("#raw li", has_text="blog.langchain.com").nth(0).click()
-        assert page.locator("#tamis li.highlight").get_attribute("data-rank") == "2"
+        assert page.locator("#tamis li.highlight").get_attribute("data-rank") == "3"
         assert page.locator("#tamis li.highlight details[open]").count() == 1
         page.locator("#tamis li.highlight summary").click()  # fold it again
         # The policy file in effect.

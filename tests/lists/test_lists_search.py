@@ -120,7 +120,7 @@ def test_drop_has_its_own_reason_and_prefer_lifts(tmp_path: Path) -> None:
     reasons = {d.url.split("/")[2]: d.reason for d in response.dropped}
     assert reasons == {"newbedev.com": "list:farms:1", "stackoom.com": "list:farms:2"}
     real = next(r for r in response.results if r.host == "realpython.com")
-    assert real.explain is not None and real.explain.prefer > 0
+    assert real.explain is not None and real.explain.places["prefer"] < 0  # moved up
     assert real.explain.lists == ["list:good:1 prefer: realpython.com"]
 
 

@@ -84,8 +84,12 @@ def test_a_query_that_asks_for_a_page_kind_keeps_it_in_place(url: str, query: st
                                                             kept_by: str) -> None:
     kept = explain_url(url, query=query)
     assert kept["action"] == "KEEP" and kept["kept_by"] == kept_by, kept
-    # The same URL for our users' technical question: moved down, a bounded number of places
-    moved = explain_url(url, query=BEST)
+    # The same URL for our users' technical question: no answer at all (mission.md, section 3)
+    dropped = explain_url(url, query=BEST)
+    assert dropped["action"] == "DROP" and dropped["reason"] == f"page_kind:{kept['page_kind']}"
+    # ... and for a short name (navigational): moved down, a bounded number of places
+    moved = explain_url(url, query="wonder kids beginning")
+    assert moved["query_intent"]["kind"] == "navigational"
     assert moved["action"] == "DEMOTE" and moved["reason"].startswith(
         f"page_kind:{kept['page_kind']}, "), moved
 
@@ -111,7 +115,7 @@ def test_a_homepage_is_asked_for_when_the_query_names_its_site(
 
 def test_without_a_query_no_page_kind_is_asked_for() -> None:
     verdict = explain_url("https://www.merriam-webster.com/dictionary/ape")
-    assert verdict["action"] == "DEMOTE" and verdict["page_kind"] == "dictionary"
+    assert verdict["action"] == "DROP" and verdict["page_kind"] == "dictionary"
     assert explain_url("https://labs.openai.com/")["page_kind"] == "homepage"
 
 
@@ -126,12 +130,13 @@ def test_the_policy_decides_which_intent_asks_for_a_kind(tmp_path: Path) -> None
     verdict = explain_url("https://www.merriam-webster.com/dictionary/ape", query="Ape",
                           config_path=config)
     assert verdict["action"] == "DEMOTE" and verdict["reason"].startswith("page_kind:dictionary")
+    assert verdict["query_intent"]["kind"] == "definitional"
 
 
 def test_the_policy_turns_intent_off(tmp_path: Path) -> None:
     config = write(tmp_path, "policy:\n  intent: {enabled: false}\n")
     verdict = explain_url("https://www.merriam-webster.com/dictionary/ape", query="Ape",
                           config_path=config)
-    assert verdict["action"] == "DEMOTE"
+    assert verdict["action"] == "DROP"  # every query is read as informational
     assert verdict["query_intent"]["kind"] == "informational"
     assert "off" in verdict["query_intent"]["reason"]

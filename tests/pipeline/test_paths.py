@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tamis.pipeline.paths import PathPattern, PatternSet, front_page, split_path
 from tamis.settings import load_config
@@ -56,3 +58,22 @@ def test_split_path_decodes_then_lowers_every_segment() -> None:
 ])
 def test_a_front_page_is_the_sites_front_door(path: str, query: str, front: bool) -> None:
     assert front_page(path, query) is front
+
+
+segment = st.sampled_from(["shop", "dp", "login", "a", "tag", "login.php", "x.y", "é", "a b"])
+glob = st.one_of(segment, st.builds(lambda a, b: f"{a}*{b}", st.sampled_from(["", "log", "x."]),
+                                    st.sampled_from(["", "in", ".php"])),
+                 st.sampled_from(["?", "[ab]", "[!a]*", "t?g"]))
+pattern = st.builds(lambda anywhere, segs, child, query: ("**/" if anywhere else "/")
+                    + "/".join(segs) + ("/" if child else "") + ("?" if query else ""),
+                    st.booleans(), st.lists(glob, max_size=3), st.booleans(), st.booleans())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(pattern, max_size=6), st.lists(st.one_of(segment, st.just("a/b")), max_size=5),
+       st.booleans())
+def test_a_set_finds_the_first_pattern_in_config_order_that_matches(
+        texts: list[str], segments: list[str], has_query: bool) -> None:
+    patterns = [PathPattern.parse(t) for t in texts]
+    first = next((p for p in patterns if p.matches(segments, has_query)), None)
+    assert PatternSet(patterns).first_match(segments, has_query) is first

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import replace
 
 from tamis.models import RawHit
 from tamis.pipeline.filter import filter_candidates
 from tamis.pipeline.merge import merge
 from tamis.pipeline.query import parse_query
-from tamis.pipeline.rank import Ranked, rank
+from tamis.pipeline.rank import Ranked, decay, rank
 from tamis.pipeline.relevance import terms, text_match
 from tamis.pipeline.rules import Rules
 from tamis.settings import load_config
@@ -66,16 +65,21 @@ def test_scores_are_explained_by_their_parts() -> None:
     assert parts.fusion == round(1000 + 1000 / math.log2(3), 4)
     assert parts.places["prefer"] == -w.prefer_places
     assert parts.places["multi_engine"] == -w.multi_engine_places
-    assert parts.shift == round(sum(parts.places.values()), 4)
-    moved = 1000 / math.log2(max(0.5, 1 + parts.shift) + 1) + 1000 / math.log2(
-        max(0.5, 2 + parts.shift) + 1)
+    assert parts.shift == max(-w.max_places, round(sum(parts.places.values()), 4))  # bounded
+    moved = 1000 * decay(1 + parts.shift) + 1000 * decay(2 + parts.shift)
     assert parts.total == round(moved, 4) and parts.tier == "primary"
 
 
+def test_the_positions_weight_falls_with_the_place_and_rises_past_the_first() -> None:
+    assert decay(1) == 1 and round(decay(2), 4) == 0.6309 and round(decay(10), 4) == 0.2891
+    assert decay(0) > decay(0.5) > decay(1)  # moved up past the first place: still ordered
+    assert abs((decay(1 - 1e-6) - decay(1 + 1e-6)) / 2e-6 - 1 / (2 * math.log(2))) < 1e-4
+
+
 def test_no_part_and_no_sum_of_penalties_moves_a_result_beyond_the_bound() -> None:
-    w = replace(POLICY.ranking, off_topic_places=20, no_snippet_places=20, dynamic_places=20,
-                max_places=4)
-    policy = replace(POLICY, ranking=w)
+    w = POLICY.ranking.model_copy(update={"off_topic_places": 20, "no_snippet_places": 20,
+                                          "dynamic_places": 20, "max_places": 4})
+    policy = POLICY.model_copy(update={"ranking": w})
     hits = [hit("https://a.example/x?id=1", "nothing related", {"bing": 1}, snippet=""),
             *[hit(f"https://s{i}.example/p", "query words here", {"bing": i})
               for i in range(2, 12)]]

@@ -22,15 +22,15 @@ def test_compare_json_has_both_orders_and_every_fate(tmp_path: Path, searxng) ->
     raw, tamis = data["comparison"]["raw"], data["comparison"]["tamis"]
     assert len(raw) == 29 and raw[0]["host"] == "www.anthropic.com"
     fates = {row["host"]: row["fate"] for row in raw}
-    assert fates["www.bestbuy.com"] == "dropped: shopping_or_dictionary_host"
-    assert fates["www.merriam-webster.com"] == "dropped: shopping_or_dictionary_host"
+    assert fates["www.bestbuy.com"] == "dropped: page_kind:shop"
+    assert fates["www.merriam-webster.com"] == "dropped: page_kind:dictionary"
     assert fates["www.google.com"] == "dropped: path_pattern:/search?"
     assert tamis[0]["host"] == "anthropic.com" and tamis[0]["raw_position"] == 1
     # The response beside it carries the drop reasons and every score's components.
     reasons = {d["reason"] for d in data["response"]["dropped"]}
-    assert "navigational_host_root" in reasons
+    assert "page_kind:login" in reasons
     assert set(data["response"]["results"][0]["explain"]) >= {
-        "fusion", "relevance", "prefer", "multi_engine", "demote", "total"}
+        "fusion", "places", "shift", "total"}
 
 
 def test_compare_for_a_person_shows_moves_demotions_and_drops(tmp_path: Path, searxng) -> None:
@@ -40,7 +40,7 @@ def test_compare_for_a_person_shows_moves_demotions_and_drops(tmp_path: Path, se
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "demoted to rank" in out and "demoted to rank 14 (demote_domains)" in out
-    assert "dropped: shopping_or_dictionary_host" in out  # amazon.com
+    assert "dropped: page_kind:shop" in out  # amazon.com
     assert "rank 1 ↑4" in out  # forum.proxmox.com, raw position 5
     assert "raw results ->" in out and "an agent gets the top 8" in out
 

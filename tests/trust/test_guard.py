@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trust_support import BEST, DEMO, PROXMOX, invoke, report_of, searxng_line, write_config
 
-from tamis.models import ExtractionSummary, Result, SearchResponse, Timing
+from tamis.models import ExtractionSummary, Result, ScoreParts, SearchResponse, Timing
 from tamis.settings import load_config
 from tamis.trust.guard import banned_set, demote_reference, judge
 
@@ -44,14 +44,14 @@ def test_the_guard_fails_when_the_policy_loses_its_demote_list(tmp_path: Path) -
     assert report["verdict"] == "FAIL"
     best = report["guard"]["queries"][0]
     first = best["failures"][0]
-    # Engine evidence first: without the demote list, the engines' second answer is third.
+    # Engine evidence first: without the demote list, the engines' second answer is second.
     assert first == {
-        "query": BEST, "kind": "demoted_in_top_n", "host": "stackai.com", "rank": 3,
-        "message": f'"{BEST}": demoted host stackai.com at rank 3 (top 3)'}
+        "query": BEST, "kind": "demoted_in_top_n", "host": "stackai.com", "rank": 2,
+        "message": f'"{BEST}": demoted host stackai.com at rank 2 (top 3)'}
     assert {f["host"] for f in best["failures"]} >= {"medium.com", "mindstudio.ai", "dev.to"}
     human = invoke(["check", "--config", str(config), "--replay", str(DEMO)])
     assert human.exit_code == 1
-    assert f'FAIL "{BEST}": demoted host stackai.com at rank 3 (top 3)' in human.stdout
+    assert f'FAIL "{BEST}": demoted host stackai.com at rank 2 (top 3)' in human.stdout
     assert human.stdout.strip().splitlines()[-1] == "VERDICT: FAIL"
 
 
@@ -70,8 +70,9 @@ def test_a_demoted_host_in_the_top_n_fails(tmp_path: Path) -> None:
 
 
 def test_a_banned_host_returned_fails_with_its_rank(tmp_path: Path) -> None:
-    # The policy no longer drops shopping hosts: Best Buy comes back.
-    config = replay_config(tmp_path, "policy:\n  non_answer:\n    hosts: {remove: [bestbuy.com]}\n")
+    # The policy no longer knows Best Buy for a shop: it comes back.
+    config = replay_config(tmp_path, "policy:\n  page_kinds:\n    shop:\n"
+                                     "      hosts: {remove: [bestbuy.com]}\n")
     result = invoke(["check", "--config", str(config), "--replay", str(DEMO), "--json"])
     assert result.exit_code == 1
     failures = [f for q in report_of(result)["guard"]["queries"] for f in q["failures"]]
@@ -106,10 +107,14 @@ def test_no_queries_configured_skips_the_guard(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines()[-1] == "VERDICT: INCOMPLETE"
 
 
-def _response(hosts: list[tuple[str, str]]) -> SearchResponse:
+def _response(hosts: list[tuple[str, str]], primary: frozenset[str] = frozenset()
+              ) -> SearchResponse:
     results = [Result(rank=i, title="t", url=f"https://{h}/p", host=h, domain=h,
                       source_type=kind, engines=["x"], positions={"x": i}, score=1.0,
-                      snippet="") for i, (h, kind) in enumerate(hosts, 1)]  # type: ignore[arg-type]
+                      snippet="", explain=ScoreParts(
+                          fusion=1.0, total=1.0,
+                          tier="primary" if h in primary else "normal"))  # type: ignore[arg-type]
+               for i, (h, kind) in enumerate(hosts, 1)]
     return SearchResponse(query="q", status="ok", raw_result_count=len(hosts),
                           returned_count=len(hosts), dropped_count=0, engines=["x"], lines=[],
                           results=results, extraction=ExtractionSummary(), notes=[],
@@ -128,6 +133,19 @@ def test_judge_matches_subdomains_and_names_every_failure() -> None:
         ("banned_host", "shop.bestbuy.com", 4),
     ]
     assert [t.demoted for t in verdict.top] == [False, True, False]
+
+
+def test_a_demoted_host_above_a_primary_source_fails_and_above_others_does_not() -> None:
+    config = load_config(None).config
+    hosts = [("a.example", "web"), ("b.example", "web"), ("c.example", "web"),
+             ("medium.com", "web"), ("d.example", "web"), ("github.com", "code")]
+    verdict = judge("q", _response(hosts, primary=frozenset({"github.com"})), top_n=3,
+                    banned=banned_set(config), demoted=demote_reference(config))
+    assert [(f.kind, f.host, f.rank) for f in verdict.failures] == [
+        ("demoted_outranks", "medium.com", 4)]
+    moved = judge("q", _response(hosts[:5]), top_n=3, banned=banned_set(config),
+                  demoted=demote_reference(config))
+    assert moved.failures == []  # below the top 3, above no primary source: moved, not hidden
 
 
 def test_the_reference_keeps_the_builtin_list_when_the_config_empties_it(tmp_path: Path) -> None:

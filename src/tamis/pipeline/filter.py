@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from tamis.models import Candidate, Dropped
 from tamis.pipeline.intent import QueryIntent, host_labels
 from tamis.pipeline.query import ParsedQuery, fold, parse_query
-from tamis.pipeline.rules import Rules, Verdict
+from tamis.pipeline.rules import KIND_REASON, Rules, Verdict
 from tamis.pipeline.urls import host_matches
 
 SEARCH_PAGE_REASONS = ("search_or_shopping_query", "path_pattern:/search?", "ad_click")
@@ -77,7 +77,7 @@ def filter_candidates(
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
-    verdicts = rules.judge_all(candidates, query, intent)
+    verdicts = _majority_kinds(candidates, rules.judge_all(candidates, query, intent))
     parsed = parse_query(query)
     excluded = [excluded_by(c, parsed) for c in candidates]
     if all(excluded):  # the operators would leave nothing: the engines' answer beats none
@@ -96,7 +96,7 @@ def filter_candidates(
         # Every result is a search-engine page: the engine's own titles and snippets beat an
         # empty answer (the notes say so, see all_dropped_note).
         return search_pages, []
-    return _majority_kinds(kept), dropped
+    return kept, dropped
 
 
 def _dropped(c: Candidate, reason: str) -> Dropped:
@@ -104,21 +104,24 @@ def _dropped(c: Candidate, reason: str) -> Dropped:
                    engines=c.engines)
 
 
-def _majority_kinds(kept: list[Judged]) -> list[Judged]:
+def _majority_kinds(candidates: list[Candidate], verdicts: list[Verdict]) -> list[Verdict]:
     """When half or more of the first results are of one page kind, that kind is what the
-    query is after: its pages keep their places (``kept_by``: "most of the answer is ...")."""
-    first = engine_order([j.candidate for j in kept], MAJORITY_OF)
-    keys = {c.key for c in first}
+    query is after: its pages keep their places, and none is dropped as a non-answer of the
+    kind (``kept_by``: "most of the answer is ...")."""
+    first = {c.key for c in engine_order(candidates, MAJORITY_OF)}
     counts: dict[str, int] = {}
-    for j in kept:
-        if j.candidate.key in keys and j.verdict.kind:
-            counts[j.verdict.kind] = counts.get(j.verdict.kind, 0) + 1
-    wanted = {kind for kind, n in counts.items() if 2 * n >= len(first)}
+    seen = 0
+    for c, v in zip(candidates, verdicts, strict=True):
+        if c.key in first and (v.drop is None or v.drop.startswith(f"{KIND_REASON}:")):
+            seen += 1
+            if v.kind:
+                counts[v.kind] = counts.get(v.kind, 0) + 1
+    wanted = {kind for kind, n in counts.items() if 2 * n >= seen}
     if not wanted:
-        return kept
-    return [Judged(j.candidate, j.verdict._replace(kept_by=f"most of the answer is {kind}"))
-            if (kind := j.verdict.kind) in wanted and not j.verdict.kept_by else j
-            for j in kept]
+        return verdicts
+    return [v._replace(kept_by=f"most of the answer is {v.kind}",
+                       drop=None if v.drop == f"{KIND_REASON}:{v.kind}" else v.drop)
+            if v.kind in wanted and not v.kept_by else v for v in verdicts]
 
 
 def all_dropped_note(kept: list[Judged], dropped: list[Dropped]) -> str | None:

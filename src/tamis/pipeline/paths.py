@@ -28,6 +28,7 @@ class PathPattern:
     needs_child: bool
     needs_query: bool
     matchers: tuple[Callable[[str], bool], ...] = field(compare=False, repr=False)
+    head: str = ""  # the literal start of the first segment: a path without it cannot match
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
@@ -37,8 +38,9 @@ class PathPattern:
         body = body.rstrip("?")
         needs_child = body.endswith("/")
         segments = tuple(s.lower() for s in body.split("/") if s)
+        head = re.split(r"[*?\[]", segments[0], maxsplit=1)[0] if segments else ""
         return cls(text, segments, anywhere, needs_child, needs_query,
-                   tuple(_segment_matcher(s) for s in segments))
+                   tuple(_segment_matcher(s) for s in segments), head)
 
     def matches(self, segments: list[str], has_query: bool) -> bool:
         if (self.needs_query and not has_query) or not self.segments:
@@ -52,14 +54,19 @@ class PathPattern:
 
 
 class PatternSet:
-    """Path patterns, tried in their config order: the first that matches wins."""
+    """Path patterns, tried in their config order: the first that matches wins. A pattern is
+    tried only on a path that holds the literal start of its first segment (``login`` of
+    ``**/login.*``): most paths hold none, and are read once per pattern, by ``in``."""
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
 
     def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
+        if not self.patterns or not segments:
+            return None
+        subject = "/".join(segments)
         for pattern in self.patterns:
-            if pattern.matches(segments, has_query):
+            if pattern.head in subject and pattern.matches(segments, has_query):
                 return pattern
         return None
 

@@ -72,18 +72,19 @@ class _Counter:
         self.wanted = wanted
         alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
         self.pattern = re.compile(rf"(?<![^\W_])({alternatives})s?(?![^\W_])")
+        # the terms also looked for inside written words (jell-o, 餐具的英文)
+        self.joinable = [t for t in wanted if len(t) >= MIN_JOINED or _UNSPACED.search(t)]
 
-    def count(self, text: str) -> tuple[int, dict[str, int]]:
-        """(the text's number of words, the count of each term it holds)."""
+    def count(self, text: str) -> Counter[str]:
+        """The count of each term ``text`` (folded) holds."""
         counts = Counter(self.pattern.findall(text))
-        missing = [t for t in self.wanted if t not in counts
-                   and (len(t) >= MIN_JOINED or _UNSPACED.search(t))]
+        missing = [t for t in self.joinable if t not in counts]
         if missing:
             compact = _NOT_WORD.sub("", text)
             for t in missing:
                 if t in compact:
                     counts[t] = 1
-        return max(1, len(_WORD.findall(text))), counts
+        return counts
 
 
 def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
@@ -93,8 +94,15 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     if not wanted or not candidates:
         return [TextMatch(0.0, False, False) for _ in candidates]
     counter = _Counter(wanted)
-    texts = [fold(f"{c.title} {c.snippet} {c.host} {c.path}") for c in candidates]
-    docs = [counter.count(text) for text in texts]
+    docs = []
+    titles = []  # the terms each title holds, and each host and path
+    addresses = []
+    for c in candidates:
+        text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
+        docs.append((len(text.split()), counter.count(text)))
+        # (whole words only: the joined spellings are looked for in the whole text)
+        titles.append(set(counter.pattern.findall(fold(c.title))))
+        addresses.append(set(counter.pattern.findall(fold(f"{c.host} {c.path}"))))
     n = len(docs)
     average = sum(length for length, _ in docs) / n
     df = Counter(t for _, counts in docs for t in counts)
@@ -112,13 +120,24 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     phrases = [" ".join(p) for p in query.phrases]
     weight = sum(idf.values()) or 1.0
     out = []
-    for c, score in zip(candidates, scores, strict=True):
+    for c, score, in_title, in_address in zip(candidates, scores, titles, addresses,
+                                              strict=True):
         phrase = bool(phrases) and _has_phrases(f"{c.title} {c.snippet}", phrases)
-        title = sum(idf[t] for t in counter.count(fold(c.title))[1]) / weight
-        address = sum(idf[t] for t in counter.count(fold(f"{c.host} {c.path}"))[1]) / weight
+        title = sum(idf[t] for t in in_title) / weight
+        address = sum(idf[t] for t in in_address) / weight
         off_topic = some_match and score == 0 and not (latin_query and _foreign(c.title))
         out.append(TextMatch(score / best, off_topic, phrase, title, address))
     return out
+
+
+def names_page(query: ParsedQuery, title: str) -> bool:
+    """Does the title carry every meaningful word of the query (two or more)? Then the query
+    names this very page: the book on sale, the app in its store."""
+    wanted = terms(query)
+    if len(wanted) < 2:
+        return False
+    found = _Counter(wanted).count(fold(title))
+    return all(t in found for t in wanted)
 
 
 def _foreign(title: str) -> bool:

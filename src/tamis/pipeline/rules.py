@@ -22,6 +22,7 @@ from tamis.pipeline.intent import IntentWords, QueryIntent, detect_intent, site_
 from tamis.pipeline.paths import PathPattern, PatternSet, front_page, split_path
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.query import parse_query
+from tamis.pipeline.relevance import names_page
 from tamis.pipeline.urls import Unwrapper, host_matches, registrable_domain, site_label
 from tamis.pipeline.verdict import HostFacts, Verdict
 from tamis.policy.schema import PageKind, Policy
@@ -33,6 +34,7 @@ HOST_REASON = "non_answer_host"
 QUERY_REASON = "search_or_shopping_query"
 AD_REASON = "ad_click"
 PLACEHOLDER_REASON = "placeholder_page"
+KIND_REASON = "page_kind"  # page_kind:shop: a kind that answers nothing for this intent
 MEMO_SIZE = 65536  # hosts remembered by one Rules (the service keeps its rules), at most
 # No intent (explain-url without a query, intent detection off): no intent asks for a kind.
 NO_INTENT = QueryIntent("informational", "no query")
@@ -46,15 +48,10 @@ class _HostsAndPaths:
     def __init__(self, entries: list[str]) -> None:
         self.domains = frozenset(e.lower() for e in entries if "*" not in e and "/" not in e)
         self.prefixes = tuple(e[:-1].lower() for e in entries if e.endswith(".*"))
-        self.paths = PatternSet([PathPattern.parse(e) for e in entries
-                                 if e.startswith(("/", "**/"))])
+        self.paths = [PathPattern.parse(e) for e in entries if e.startswith(("/", "**/"))]
 
     def matches_host(self, host: str) -> bool:
         return bool(host_matches(host, self.domains)) or host.startswith(self.prefixes or ("\0",))
-
-    def matches(self, host: str, segments: list[str], has_query: bool) -> bool:
-        return self.matches_host(host) or (
-            self.paths.first_match(segments, has_query) is not None)
 
 
 class _Kind:
@@ -63,10 +60,11 @@ class _Kind:
     def __init__(self, name: str, kind: PageKind) -> None:
         self.name = name
         self.hosts = frozenset(h.lower() for h in kind.hosts)
-        self.paths = PatternSet([PathPattern.parse(p) for p in kind.path_patterns])
+        self.paths = [PathPattern.parse(p) for p in kind.path_patterns]
         self.front_page = kind.front_page
         self.phrases = tuple(tuple(w.lower().split()) for w in kind.query_words if w.strip())
         self.intents = frozenset(kind.intents)
+        self.non_answer_for = frozenset(kind.non_answer_for)
 
     def asked_by(self, words: tuple[str, ...], intent: QueryIntent) -> str | None:
         """Why the query asks for this kind, or None."""
@@ -95,6 +93,9 @@ class Rules:
         self.placeholders = PlaceholderTitles(na.placeholder_titles)
         self.unwrapper = Unwrapper(policy.normalise.wrappers, policy.normalise.redirectors)
         self.kinds = [_Kind(name, kind) for name, kind in policy.page_kinds.items()]
+        # every kind's path patterns in kind order: the first that matches is the first kind's
+        self.kind_paths = PatternSet([p for k in self.kinds for p in k.paths])
+        self.kind_of = {id(p): k for k in reversed(self.kinds) for p in k.paths}
         it = policy.intent
         self.intent_enabled = it.enabled
         self.intent_words = IntentWords(
@@ -111,6 +112,8 @@ class Rules:
         self.prefer = frozenset(d.lower() for d in policy.prefer_domains)
         st = policy.source_types
         self.type_rules = [(t, _HostsAndPaths(getattr(st, t))) for t in SOURCE_TYPES]
+        self.type_paths = PatternSet([p for _, rule in self.type_rules for p in rule.paths])
+        self.type_of = {id(p): t for t, rule in reversed(self.type_rules) for p in rule.paths}
         self._hosts: dict[str, HostFacts] = {}
 
     def host_facts(self, host: str) -> HostFacts:
@@ -180,10 +183,11 @@ class Rules:
     def page_kind(self, facts: HostFacts, path: str, segments: list[str], query: str
                   ) -> _Kind | None:
         """The first kind (in config order) whose hosts, paths or front page it is."""
+        pattern = self.kind_paths.first_match(segments, bool(query))
+        by_path = self.kind_of[id(pattern)] if pattern else None
+        front = front_page(path, query)
         for kind in self.kinds:
-            if (kind.name == facts.kind
-                    or kind.paths.first_match(segments, bool(query)) is not None
-                    or (kind.front_page and front_page(path, query))):
+            if kind.name == facts.kind or kind is by_path or (kind.front_page and front):
                 return kind
         return None
 
@@ -192,8 +196,10 @@ class Rules:
         """The first type (in ``SOURCE_TYPES`` order) its host or its path is."""
         if demoted:
             return "content-farm"
-        for kind, rule in self.type_rules:
-            if kind == facts.source_type or rule.paths.first_match(segments, bool(query)):
+        pattern = self.type_paths.first_match(segments, bool(query))
+        by_path = self.type_of[id(pattern)] if pattern else None
+        for kind in SOURCE_TYPES:
+            if kind in (facts.source_type, by_path):
                 return kind
         return "official" if preferred else "web"
 
@@ -212,10 +218,16 @@ class Rules:
         kind = self.page_kind(facts, path, segments, query)
         kept_by = None
         if kind is not None:
+            parsed = parse_query(query_text)
             kept_by = ("the query names the site" if match == 2
-                       else kind.asked_by(parse_query(query_text).words, intent))
+                       else kind.asked_by(parsed.words, intent))
             if kind.front_page and preferred and not kept_by:
                 kept_by = f"prefer_domains:{preferred}"  # a docs or repo front door
+            # ... unless its title names what the query asks for (the book on sale): then it
+            # only moves down
+            if not kept_by and not drop and intent.kind in kind.non_answer_for and not (
+                    title and names_page(parsed, title)):
+                drop = f"{KIND_REASON}:{kind.name}"
         return Verdict(drop=drop, demoted=demoted, preferred=preferred,
                        source_type=self.source_type(facts, segments, query, bool(demoted),
                                                     preferred),

@@ -72,13 +72,13 @@ class Ranking(Strict):
                                  " 1/log2(p + 1)")
     max_places: float = Field(default=5, ge=0, le=20, description=(
         "The most places one part, or all penalties together, move a result"))
-    relevance_places: float = Field(default=3, ge=0, le=20, description=(
+    relevance_places: float = Field(default=4, ge=0, le=20, description=(
         "Up, for the result whose words best match the query (BM25)"))
     title_places: float = Field(default=0.5, ge=0, le=20, description=(
         "Up, for a title holding the query's words (rare ones count most)"))
     address_places: float = Field(default=0.5, ge=0, le=20, description=(
         "Up, for a host and path holding the query's words"))
-    phrase_places: float = Field(default=2, ge=0, le=20, description=(
+    phrase_places: float = Field(default=3, ge=0, le=20, description=(
         "Up, for a result carrying the query's quoted phrase"))
     off_topic_places: float = Field(default=5, ge=0, le=20, description=(
         "Down, no query word in title, snippet or URL (others have some)"))
@@ -86,7 +86,7 @@ class Ranking(Strict):
         "Down, for a URL with a query string"))
     no_snippet_places: float = Field(default=1.5, ge=0, le=20, description=(
         "Down, for a result the engine gave no text for"))
-    named_places: float = Field(default=0, ge=0, le=20, description=(
+    named_places: float = Field(default=1, ge=0, le=20, description=(
         "Up, for the front page of the site the query names"))
     prefer_places: float = Field(default=1, ge=0, le=20, description=(
         "Up, for a preferred host (a primary source)"))
@@ -159,6 +159,9 @@ class Normalise(Strict):
     redirectors: Redirectors = Field(default_factory=Redirectors)
 
 
+IntentName = Literal["navigational", "definitional", "transactional", "informational"]
+
+
 class PageKind(Strict):
     """Pages that answer some queries and not others (a shop, a dictionary, a sign-in page, a
     bare homepage): moved down ``ranking.kind_places[<kind>]`` places unless the query asks
@@ -171,8 +174,12 @@ class PageKind(Strict):
                              " /index.html) is of this kind")
     query_words: list[str] = Field(default_factory=list, description="Words or phrases of a"
                                    " query that asks for this kind ('buy', 'sign in')")
-    intents: list[Literal["navigational", "definitional", "transactional", "informational"]] = (
-        Field(default_factory=list, description="Query intents that ask for this kind"))
+    intents: list[IntentName] = Field(default_factory=list, description="Query intents that"
+                                      " ask for this kind")
+    non_answer_for: list[IntentName] = Field(
+        default_factory=list, description="Query intents for which a page of this kind answers"
+        " nothing (a shop for a technical question): dropped, unless the query asks for the"
+        " kind or most of the answer is of it")
 
     @field_validator("hosts")
     @classmethod

@@ -5,8 +5,9 @@ the full ranked answer (every kept result, not only the ``max_results`` an agent
 
 - ``no_results``: at least one result is returned;
 - ``demoted_in_top_n``: no demoted host in the top N;
-- ``demoted_outranks``: a demoted host never ranks above a result that is not demoted
-  (content farms sort below every real answer);
+- ``demoted_outranks``: a demoted host never ranks above a primary source (a preferred host:
+  our users' rule, "a content farm can never outrank a primary source"; against other results
+  it moves down a bounded number of places, ``ranking.demote_places``);
 - ``banned_host``: no banned host (or subdomain of one) is returned at all.
 
 A host is *demoted* when its result's source type is ``content-farm``, or when its domain
@@ -104,7 +105,7 @@ def judge(query: str, response: SearchResponse, *, top_n: int, banned: frozenset
         if not flag or result.rank <= top_n:
             continue  # in the top N it is already reported
         below = next((r for r, f in zip(results[index + 1:], flags[index + 1:], strict=True)
-                      if not f), None)
+                      if not f and r.explain is not None and r.explain.tier == "primary"), None)
         if below is not None:
             failures.append(GuardFailure(
                 query=query, kind="demoted_outranks", host=result.host, rank=result.rank,
