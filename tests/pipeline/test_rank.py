@@ -72,8 +72,16 @@ def test_scores_are_explained_by_their_parts() -> None:
 
 def test_the_positions_weight_falls_with_the_place_and_rises_past_the_first() -> None:
     assert decay(1) == 1 and round(decay(2), 4) == 0.6309 and round(decay(10), 4) == 0.2891
-    assert decay(0) > decay(0.5) > decay(1)  # moved up past the first place: still ordered
+    assert decay(-4) > decay(0) > decay(0.5) > decay(1)  # moved past the first: still ordered
+    assert decay(-100) <= 1 + 1 / (2 * math.log(2))  # one engine's vote stays bounded
     assert abs((decay(1 - 1e-6) - decay(1 + 1e-6)) / 2e-6 - 1 / (2 * math.log(2))) < 1e-4
+
+
+def test_two_engines_agreeing_outrank_one_engine_whose_result_matches_better() -> None:
+    shared = [hit("https://shared.example/page", "page", {"alpha": 2, "beta": 1}),
+              hit("https://alpha.example/1", "merge engines page words", {"alpha": 1}),
+              hit("https://beta.example/2", "page", {"beta": 2})]
+    assert urls(shared, "merge engines page words")[0] == "https://shared.example/page"
 
 
 def test_no_part_and_no_sum_of_penalties_moves_a_result_beyond_the_bound() -> None:

@@ -41,18 +41,19 @@ from tamis.pipeline.query import ParsedQuery, parse_query
 from tamis.pipeline.relevance import TextMatch, text_match
 from tamis.policy.schema import Ranking
 
-# Above the first place the weight keeps rising at the slope it has there (the slope of
-# 1 / log2(p + 1) at p = 1): moved up past the first result, a result still goes by its
-# evidence, never clipped to a tie with every other result moved that far.
-_SLOPE_AT_FIRST = 1 / (2 * math.log(2))
+# Past the first place (moved up by evidence) an engine's vote keeps rising, at the slope it
+# has at the first place, but less and less, never beyond 1 + that slope: results moved that
+# far keep their order (never one tie), and one engine's vote never outweighs two engines'
+# agreement near the top.
+_SLOPE_AT_FIRST = 1 / (2 * math.log(2))  # of 1 / log2(p + 1) at p = 1
 
 
 def decay(position: float) -> float:
-    """The weight of an engine's position: 1 at 1, 0.63 at 2, 0.5 at 3, 0.29 at 10 (and past
-    the first place, moved up by evidence, 1 plus 0.72 a place)."""
+    """The weight of an engine's position: 1 at 1, 0.63 at 2, 0.5 at 3, 0.29 at 10; past
+    the first place, between 1 and 1.72."""
     if position >= 1:
         return 1.0 / math.log2(position + 1)
-    return 1.0 + (1 - position) * _SLOPE_AT_FIRST
+    return 1.0 + _SLOPE_AT_FIRST * (1 - math.exp(position - 1))
 
 
 @dataclass(slots=True)
