@@ -154,6 +154,14 @@ def check_url(value: str | None, schemes: tuple[str, ...] = ("http", "https")) -
     return value
 
 
+def check_patterns(patterns: list[str]) -> list[str]:
+    """Path patterns start at the root ('/shop/') or at any depth ('**/login')."""
+    for p in patterns:
+        if not (p.startswith("/") or p.startswith("**/")):
+            raise ValueError(f"path pattern {p!r} must start with '/' or '**/'")
+    return patterns
+
+
 def check_hosts(hosts: list[str]) -> list[str]:
     """Host lists hold bare host names (``medium.com``): a URL or a path there would never
     match anything, silently."""

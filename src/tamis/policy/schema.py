@@ -28,7 +28,7 @@ from tamis.policy.checks import (  # noqa: F401
     looks_like_secret,
     url_problem,
 )
-from tamis.policy.schema_base import Strict
+from tamis.policy.schema_base import Hosts, Strict
 from tamis.policy.schema_policy import (  # noqa: F401  (the policy section, re-exported)
     IntentExceptions,
     IntentPolicy,
@@ -216,7 +216,7 @@ class QualityConfig(Strict):
 
     queries: list[str] = Field(default_factory=list)
     top_n: int = Field(default=3, ge=1)
-    banned_hosts: list[str] = Field(default_factory=list)
+    banned_hosts: Hosts = Field(default_factory=list)
 
     @field_validator("queries")
     @classmethod
@@ -224,11 +224,6 @@ class QualityConfig(Strict):
         if any(not q.strip() for q in v):
             raise ValueError("a query cannot be empty")
         return v
-
-    @field_validator("banned_hosts")
-    @classmethod
-    def _bare_hosts(cls, v: list[str]) -> list[str]:
-        return check_hosts(v)
 
 
 class ServeConfig(Strict):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
-from tamis.policy.checks import bounded_number
+from tamis.policy.checks import bounded_number, check_hosts, check_patterns
+
+# Lists every section checks the same way: bare host names; path patterns ('/x', '**/x').
+Hosts = Annotated[list[str], AfterValidator(check_hosts)]
+PathPatterns = Annotated[list[str], AfterValidator(check_patterns)]
 
 
 class Strict(BaseModel):

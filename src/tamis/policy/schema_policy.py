@@ -10,26 +10,19 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from tamis.policy.checks import check_hosts, placeholder_regex
-from tamis.policy.schema_base import Strict
-
-
-def check_patterns(v: list[str]) -> list[str]:
-    for p in v:
-        if not (p.startswith("/") or p.startswith("**/")):
-            raise ValueError(f"path pattern {p!r} must start with '/' or '**/'")
-    return v
+from tamis.policy.checks import placeholder_regex
+from tamis.policy.schema_base import Hosts, PathPatterns, Strict
 
 
 class NonAnswer(Strict):
     """What proves a result is no answer to any query (a search-results page, a cart, an ad, a
     parked domain): dropped, with the rule as its reason."""
 
-    hosts: list[str] = Field(default_factory=list)
-    path_patterns: list[str] = Field(default_factory=list)
+    hosts: Hosts = Field(default_factory=list)
+    path_patterns: PathPatterns = Field(default_factory=list)
     query_keys: list[str] = Field(default_factory=list)
     search_path_segments: list[str] = Field(default_factory=list)
-    search_hosts: list[str] = Field(default_factory=list)
+    search_hosts: Hosts = Field(default_factory=list)
     action_keys: list[str] = Field(default_factory=list)
     search_pages_last_resort: bool = Field(
         default=True, description="When every result is a search-engine page (an engine's"
@@ -39,11 +32,6 @@ class NonAnswer(Strict):
         default_factory=list, description="Titles of parked, for-sale, expired and web-server"
         " default pages: regular expressions, case-insensitive, '{domain}' standing for the"
         " result's own site; such a result is dropped as placeholder_page whatever the intent")
-
-    @field_validator("hosts", "search_hosts")
-    @classmethod
-    def _bare_hosts(cls, v: list[str]) -> list[str]:
-        return check_hosts(v)
 
     @field_validator("placeholder_titles")
     @classmethod
@@ -55,11 +43,6 @@ class NonAnswer(Strict):
                 raise ValueError(f"placeholder title {p!r} is not a regular expression: {exc}"
                                  ) from None
         return v
-
-    @field_validator("path_patterns")
-    @classmethod
-    def _patterns(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
 
 class Ranking(Strict):
@@ -168,8 +151,8 @@ class PageKind(Strict):
     for them (one of ``query_words``, an intent in ``intents``, the site named), or most of
     the answer is of that kind."""
 
-    hosts: list[str] = Field(default_factory=list)
-    path_patterns: list[str] = Field(default_factory=list)
+    hosts: Hosts = Field(default_factory=list)
+    path_patterns: PathPatterns = Field(default_factory=list)
     front_page: bool = Field(default=False, description="A site's front page (/, /en/,"
                              " /index.html) is of this kind")
     query_words: list[str] = Field(default_factory=list, description="Words or phrases of a"
@@ -180,16 +163,6 @@ class PageKind(Strict):
         default_factory=list, description="Query intents for which a page of this kind answers"
         " nothing (a shop for a technical question): dropped, unless the query asks for the"
         " kind or most of the answer is of it")
-
-    @field_validator("hosts")
-    @classmethod
-    def _bare_hosts(cls, v: list[str]) -> list[str]:
-        return check_hosts(v)
-
-    @field_validator("path_patterns")
-    @classmethod
-    def _patterns(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
 
 class IntentExceptions(Strict):
@@ -264,8 +237,8 @@ class Policy(Strict):
     non_answer: NonAnswer = Field(default_factory=NonAnswer)
     page_kinds: dict[str, PageKind] = Field(default_factory=dict)
     intent: IntentPolicy = Field(default_factory=IntentPolicy)
-    demote_domains: list[str] = Field(default_factory=list)
-    prefer_domains: list[str] = Field(default_factory=list)
+    demote_domains: Hosts = Field(default_factory=list)
+    prefer_domains: Hosts = Field(default_factory=list)
     ranking: Ranking = Field(default_factory=Ranking)
     source_types: SourceTypes = Field(default_factory=SourceTypes)
     normalise: Normalise = Field(default_factory=Normalise)
@@ -282,8 +255,3 @@ class Policy(Strict):
                 raise ValueError(f"ranking.kind_places names {kind!r}, which is no page kind"
                                  f" (policy.page_kinds: {', '.join(self.page_kinds)})")
         return self
-
-    @field_validator("demote_domains", "prefer_domains")
-    @classmethod
-    def _bare_hosts(cls, v: list[str]) -> list[str]:
-        return check_hosts(v)
