@@ -116,7 +116,8 @@ def test_slow_pages_do_not_starve_a_small_one(server: PageServer, config: Extrac
     answers = asyncio.run(main())
     assert answers[0].status == "ok" and answers[0].title == "Small one", answers[0]
     for answer in answers[1:]:
-        assert answer.status in ("ok", "empty", "failed:Timeout"), answer
+        # a heavy page read in time is long enough to be cut at the per-read budget
+        assert answer.status in ("ok", "truncated", "empty", "failed:Timeout"), answer
 
 
 def test_pathological_css_is_read_in_linear_time() -> None:
