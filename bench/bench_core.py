@@ -65,11 +65,16 @@ def raw_hits(n: int, seed: int = 7) -> list[tuple[RawHit, int, float]]:
     return hits
 
 
+# Read once a process, whatever the hosts (a CLI search pays it once, beside the pipeline):
+# not a memo of what was seen, so kept across rounds.
+LOADED_ONCE = (urls._suffix_list,)
+
+
 def cold_caches() -> None:
     """Every memo of the pipeline emptied: no host, path or query seen before."""
     for module in (intent, paths, query_parsing, rules, urls):
         for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)):
+            if callable(getattr(value, "cache_clear", None)) and value not in LOADED_ONCE:
                 value.cache_clear()
 
 
