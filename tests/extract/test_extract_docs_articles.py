@@ -133,24 +133,35 @@ def test_a_landing_page_keeps_its_camel_case_cta_cells() -> None:
     assert "repair times fall from seven days to two" in page.markdown
 
 
-def test_an_article_read_from_its_region_loses_its_widgets_not_its_prose() -> None:
-    # trafilatura keeps too little of a list-shaped article: the main region is read, with
-    # its share bar; the story's last paragraphs sit in a box named for related articles
-    html = ("<html><head><meta property='og:type' content='article'></head><body><main>"
-            "<h1>Car checklist</h1><p>Keep your car in shape with these checks.</p><ul>"
-            + "".join(f"<li><a href='/c{n}'>Check {n}: the tyre pressure every month</a></li>"
-                      for n in range(40))
-            + "</ul><div class='share-bar'><ul><li><a href='/f'>Share on Facebook</a></li>"
-            "<li><a href='/e'>Share by Email</a></li></ul></div><div id='more-related-text'>"
-            + "".join(f"<p>Long paragraph {n} on what a shop may recommend for a service, and "
-                      "why the owner's manual is the better guide for fluids, filters and "
-                      "parts that are not worn out yet, whatever the shop's own printed list "
-                      "says.</p>" for n in range(3))
-            + "</div><div class='cta-banner'><h3>Book a free inspection</h3><p>Our mechanics "
-            "check forty points in an hour.</p></div></main></body></html>")
-    page = extract_page(html, "https://www.example.com/cars/checklist-a123/")
-    assert (page.page_type, page.method) == ("article", "region")
-    assert "Check 39: the tyre pressure" in page.markdown
-    assert "Share on Facebook" not in page.markdown
+CHECKLIST = ("<html><head><meta property='og:type' content='article'></head><body><main>"
+             "<h1>Car checklist</h1><p>Keep your car in shape with these checks.</p><ul>"
+             + "".join(f"<li><a href='/c{n}'>Check {n}: the tyre pressure every month</a></li>"
+                       for n in range(40))
+             + "</ul><div class='share-bar'><ul><li><a href='/f'>Share on Facebook</a></li>"
+             "<li><a href='/e'>Share by Email</a></li></ul></div><div id='more-related-text'>"
+             + "".join(f"<p>Long paragraph {n} on what a shop may recommend for a service, and"
+                       " why the owner's manual is the better guide for fluids, filters and "
+                       "parts that are not worn out yet, whatever the shop's own printed list "
+                       "says.</p>" for n in range(3))
+             + "</div><div class='cta-banner'><h3>Book a free inspection</h3><p>Our mechanics "
+             "check forty points in an hour.</p></div></main></body></html>")
+
+
+def test_an_articles_region_text_loses_its_widgets_not_its_prose() -> None:
+    # on the main region's text of an article: the share bar goes; the story's last
+    # paragraphs, in a box named for related articles, stay; so does a call to action
+    doc = parse(CHECKLIST)
+    region = region_markdown(doc)
+    text = drop_widget_lines(region, doc, on_region=True)
+    assert "Check 39: the tyre pressure" in text
+    assert "Share on Facebook" not in text
+    assert "Long paragraph 2 on what a shop" in text
+    assert "check forty points in an hour" in text
+
+
+def test_an_article_whose_region_adds_a_list_of_links_keeps_trafilaturas_text() -> None:
+    # the region is far longer, but by a list of links (issue 31): not more of the story
+    page = extract_page(CHECKLIST, "https://www.example.com/cars/checklist-a123/")
+    assert (page.page_type, page.method) == ("article", "trafilatura")
     assert "Long paragraph 2 on what a shop" in page.markdown
-    assert "check forty points in an hour" in page.markdown  # on a region, a CTA is content
+    assert "Check 39" not in page.markdown and "Share on Facebook" not in page.markdown

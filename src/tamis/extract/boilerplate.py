@@ -10,7 +10,11 @@ element whose class or id words (split on ``-``, ``_``, spaces and, except on la
 pages, camelCase: ``ArticleStyles__StyledAuthorContainer``; matched whole) name such a
 widget, and the page does not hold the same text more often than its widgets do (a
 heading that a sidebar's table of contents repeats stays). An element holding the ``h1``
-or more than ``MAX_SHARE`` of the page's text is never taken for a widget.
+or more than ``MAX_SHARE`` of the page's text is never taken for a widget. On an article
+(``articles.is_article``), a cut that would take more than half the text
+(``MAX_CUT_SHARE``) is not made: the reader chose that text as the story, and a class name
+such as ``entry-content no-share`` or ``live-match-comment`` is weaker evidence than that
+choice. (A landing page's text can be mostly a promo bar's lines: there the cut stays.)
 
 An article read by the main-region reader (trafilatura kept too little) loses its widget
 lines too; there the region holds the whole page's main column, and a box holding prose is
@@ -35,6 +39,8 @@ WIDGET_WORDS = frozenset({
     "comment", "sidebar", "sponsored", "advert", "advertisement", "ads", "disclaimer", "tags",
 })
 MAX_SHARE = 0.3
+# a cut that would take more than this share of the text's characters is not made
+MAX_CUT_SHARE = 0.5
 # on the main region's text (``on_region``): a box holding this many paragraphs of this
 # many characters is the story, whatever its name says
 PROSE_PARAGRAPHS = 3
@@ -116,11 +122,13 @@ def names_no_widget(names: PageNames, camel_case: bool, on_region: bool) -> bool
 
 
 def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
-                      on_region: bool = False, names: PageNames | None = None) -> str:
+                      on_region: bool = False, names: PageNames | None = None,
+                      keep_body: bool = False) -> str:
     """``markdown`` without the lines that are widget text of ``doc`` (see the module and
     ``widgets``). ``names``, when given, holds every class and id value of ``doc`` (and
     maybe more: ``strip_hidden``'s, from before the cuts): with none naming a widget, the
-    text is returned as it is, without a look at the tree."""
+    text is returned as it is, without a look at the tree. ``keep_body`` (an article): a
+    cut of more than ``MAX_CUT_SHARE`` of the text is not made."""
     if names is not None and names_no_widget(names, camel_case, on_region):
         return markdown
     lines = markdown.split("\n")
@@ -144,5 +152,9 @@ def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
     page = _key(text)
     in_widgets = " | ".join(_key(" ".join(w.itertext())) for w in found)
     doomed = {k for k in inside if _count(k, page) <= _count(k, in_widgets)}
-    return "\n".join(line for line, key in zip(lines, keys, strict=True)
-                     if key not in doomed or not line.strip())
+    kept = [line for line, key in zip(lines, keys, strict=True)
+            if key not in doomed or not line.strip()]
+    # Most of the text in "widgets": the names lie (a body in ``entry-content no-share``,
+    # a live ticker's ``live-match-comment`` items), not the reader that chose that text
+    cut = "\n".join(kept)
+    return markdown if keep_body and len(cut) < (1 - MAX_CUT_SHARE) * len(markdown) else cut

@@ -2,8 +2,11 @@
 
 Order: forum threads and docs pages tamis recognises (``structured``), then trafilatura
 (imported lazily: markdown out, comments dropped, headings, lists, tables and code kept),
-then tamis's own converter over the page body when trafilatura finds nothing or cannot be
-imported.
+or the page's main region (``region``) where trafilatura keeps too little of a landing,
+listing or docs page (on an article only when the page shows trafilatura lost part of the
+story: ``articles``), then tamis's own converter over the page body when trafilatura finds
+nothing or cannot be imported, and last trafilatura's own plain reading when every reader
+came back empty.
 """
 
 from __future__ import annotations
@@ -19,13 +22,26 @@ import lxml.etree
 import lxml.html
 from lxml.html import HtmlElement
 
+from tamis.extract.articles import (
+    StoryGate,
+    drop_empty_sections,
+    drop_link_runs,
+    is_article,
+    is_dated,
+)
 from tamis.extract.blocked import page_title
 from tamis.extract.boilerplate import drop_widget_lines
 from tamis.extract.docs import docs_text, drop_button_lines, prepare_docs
 from tamis.extract.jsonld import ProductFacts, add_missing_facts, read_products
 from tamis.extract.markdown import Converter
-from tamis.extract.pagetype import classify
-from tamis.extract.region import drop_docs_chrome, is_menu, region_markdown
+from tamis.extract.pagetype import ARTICLE_LD, classify
+from tamis.extract.region import (
+    RegionConverter,
+    drop_docs_chrome,
+    is_menu,
+    main_region,
+    region_markdown,
+)
 from tamis.extract.shop import drop_shop_chrome, product_text
 from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
@@ -121,7 +137,8 @@ DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 # paragraph of a landing or listing page and drops its headings, cards and feature lists.
 # A trafilatura text that is only the site's menus (``is_menu``) is replaced by the region
 # on every type. Measured on the WCXB dev pages; product pages are not listed (trafilatura
-# measured better there), nor forums (the region holds the whole thread's chrome).
+# measured better there), nor forums (the region holds the whole thread's chrome). On a
+# page read as an article, the region must also hold more of the story (``articles``).
 REGION_RATIO: dict[str, float] = {
     "service": 1.2, "listing": 1.2, "collection": 1.2, "documentation": 1.2, "article": 2.0,
 }
@@ -199,11 +216,21 @@ def fallback(doc: HtmlElement) -> str:
     return converter.convert(main[0] if len(main) == 1 else root)
 
 
+@dataclass
+class Markup:
+    """What the page's markup says, read once for the readers: its signals, the class and
+    id values it had before the hidden-text cut, and whether its meta data names an author
+    or its JSON-LD an article type (``articles.is_article``)."""
+
+    signals: Signals
+    names: PageNames
+    authored: bool
+
+
 def _prepared(text: str, url: str | None) -> tuple[
-        HtmlElement | None, str, Counter[str], str, ProductFacts | None,
-        tuple[Signals, PageNames] | None]:
+        HtmlElement | None, str, Counter[str], str, ProductFacts | None, Markup | None]:
     """(tree without what a browser hides, title, hidden counts, page type, JSON-LD facts,
-    the tree's markup signals, the class and id values it had before the cut)."""
+    the tree's markup)."""
     doc = parse(text)
     title = _title(doc, text)
     if doc is None:
@@ -214,7 +241,8 @@ def _prepared(text: str, url: str | None) -> tuple[
     hidden = strip_hidden(doc, seen=seen)
     signals = read_signals(doc)  # once, for the classifier and the structured readers
     kind = classify(doc, url, products.count, products.types, signals)
-    return doc, title, hidden, kind, products.facts, (signals, seen)
+    authored = signals.author or bool(products.types & ARTICLE_LD)
+    return doc, title, hidden, kind, products.facts, Markup(signals, seen, authored)
 
 
 def page_type(text: str, url: str | None = None) -> str:
@@ -227,10 +255,10 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     doc, title, hidden, page_type, facts, markup = _prepared(text, url)
     if doc is None or markup is None:
         return Extracted(title, "", "fallback", page_type)
-    found = extract_structured(doc, *markup)
+    found = extract_structured(doc, markup.signals, markup.names)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
-    page = _read(doc, url, title, page_type, hidden, markup[1])
+    page = _read(doc, url, title, page_type, hidden, markup)
     if page_type == "forum":  # a thread a script renders: its summary, not nothing
         if page.method == "trafilatura":
             page.markdown = drop_repeated_lines(page.markdown)
@@ -239,11 +267,28 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
             page.markdown, page.method = summary, "description"
     if facts is not None and page_type in FACT_TYPES:
         page.markdown = add_missing_facts(page.markdown, facts)
+    if page.method == "fallback" and not page.markdown.strip():
+        # every reader found nothing (not: tamis's line cuts left nothing of what one found)
+        page.markdown = normalize(_plain_reading(text, url) or "")
     return page
 
 
+def _plain_reading(text: str, url: str | None) -> str | None:
+    """trafilatura's output with its own defaults (markdown, tables and formatting kept)
+    on the page without what a browser hides: a fresh parse, since the readers cut their
+    chrome from the tree (rare: only when every reader came back empty)."""
+    doc = parse(text)
+    if doc is None:
+        return None
+    place_streamed(doc)
+    strip_hidden(doc)
+    plain_code(doc)
+    return with_trafilatura(doc, url, "")
+
+
 def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
-          hidden: Counter[str], names: PageNames) -> Extracted:
+          hidden: Counter[str], markup: Markup) -> Extracted:
+    names = markup.names
     if page_type == "documentation":
         drop_docs_chrome(doc)
         prepare_docs(doc)
@@ -251,23 +296,45 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
-    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type))
+    article = bool(extracted) and _is_article(page_type, markup, url, extracted or "")
+    story = StoryGate(doc, extracted) if article and extracted else None
+    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type), story)
+    if region is not None and extracted and not article and is_dated(region):
+        article = True  # a dateline on top of the main region: a news item, a blog post
+        story = StoryGate(doc, extracted)
+        if not story(main_region(doc)):
+            region = None
+    if story is not None and story.thread is not None and extracted:
+        # a discussion's comment thread follows the story (``articles.comment_thread``)
+        comments = _tidy_region(RegionConverter().convert(story.thread), doc)
+        story_text = drop_empty_sections(drop_link_runs(extracted, doc))
+        return Extracted(title, normalize(f"{story_text}\n\n{comments}"), "region",
+                         page_type, hidden)
     if region is not None:
         if page_type == "article":  # its share bars and related lists (boilerplate)
             region = normalize(drop_widget_lines(region, doc, on_region=True,
-                                                       names=names))
+                                                 names=names, keep_body=True))
+        if article:
+            region = normalize(drop_empty_sections(drop_link_runs(region, doc)))
         return Extracted(title, region, "region", page_type, hidden)
+    if article and extracted:
+        extracted = drop_empty_sections(drop_link_runs(extracted, doc))
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
         if page_type in WIDGET_TYPES:
             # landing pages name their content blocks ``ctaCell``: no camelCase words there
             extracted = drop_widget_lines(extracted, doc, camel_case=page_type != "service",
-                                          names=names)
+                                          names=names, keep_body=article)
         if page_type == "documentation":
             extracted = docs_text(extracted, doc)
         return Extracted(title, normalize(extracted), "trafilatura", page_type, hidden)
     return Extracted(title, normalize(fallback(doc)), "fallback", page_type, hidden)
+
+
+def _is_article(page_type: str, markup: Markup, url: str | None, text: str) -> bool:
+    names = markup.names
+    return is_article(page_type, markup.authored, names.classes, names.ids, url, text)
 
 
 def _tidy_region(region: str, doc: HtmlElement) -> str:
@@ -276,9 +343,10 @@ def _tidy_region(region: str, doc: HtmlElement) -> str:
 
 
 def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None,
-                    ) -> str | None:
+                    story: StoryGate | None = None) -> str | None:
     """The main region's text when it replaces trafilatura's ``extracted``, else None: on
-    the types ``REGION_RATIO`` lists, when it is longer than ``ratio`` times it, and on
+    the types ``REGION_RATIO`` lists, when it is longer than ``ratio`` times it (on an
+    article, only when ``story`` agrees: asked before the region is converted), and on
     every type, whenever it has text and trafilatura's is the site's menus (``is_menu``).
     ``is_menu`` is only read when the outcome depends on it: a region long enough wins
     either way."""
@@ -287,7 +355,7 @@ def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None
     needed = (ratio or 0) * len(extracted or "")
     region = tidied = ""
     if ratio is not None:
-        region = region_markdown(doc, needed)
+        region = region_markdown(doc, needed, gate=story)
         # Cutting lines and blank runs never lengthens it: a region no longer than needed
         # loses already, and is not tidied
         if region and len(region) > needed:

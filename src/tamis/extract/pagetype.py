@@ -55,7 +55,7 @@ _TYPE_NAME = re.compile(r'"@type"\s*:\s*\[?\s*"([A-Za-z]+)"')
 # JSON-LD types that say the page itself is an article. Read before the hidden-text cut
 # (which drops every script): the other JSON-LD kinds describe the site, its FAQ block or
 # what it sells as often as the page, and measured worse as signals.
-_ARTICLE_LD = frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle",
+ARTICLE_LD = frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle",
                          "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle"})
 
 
@@ -87,7 +87,7 @@ def classify(doc: HtmlElement | None, url: str | None, ld_products: int = 0,
     describes, ``ld_types``: the schema.org types it names (lowercased; an article type
     counts for ``article``); ``signals``: ``read_signals(doc)`` when the caller has it."""
     score: Counter[str] = Counter()
-    if ld_types & _ARTICLE_LD:
+    if ld_types & ARTICLE_LD:
         score["article"] += 2
     if url:
         parts = urlsplit(url)

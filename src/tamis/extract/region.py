@@ -18,6 +18,7 @@ tree is not changed: the same parse serves every reader.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from lxml.html import HtmlElement
@@ -107,11 +108,15 @@ def _main_region(doc: HtmlElement) -> tuple[HtmlElement, int]:
 MARKDOWN_TEXT_BOUND = 1.5
 
 
-def region_markdown(doc: HtmlElement, needed: float = 0) -> str:
+def region_markdown(doc: HtmlElement, needed: float = 0,
+                    gate: Callable[[HtmlElement], bool] | None = None) -> str:
     """The main region's text as markdown, without the page's furniture; "" without
-    converting when the region's text is too short to give more than ``needed`` chars."""
+    converting when the region's text is too short to give more than ``needed`` chars, or
+    when ``gate``, asked with the region (long enough), says no."""
     region, chars = _main_region(doc)
     if needed and MARKDOWN_TEXT_BOUND * chars <= needed:
+        return ""
+    if gate is not None and not gate(region):
         return ""
     return RegionConverter().convert(region)
 

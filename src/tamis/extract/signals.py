@@ -27,6 +27,7 @@ class Signals:
     generators: tuple[str, ...]  # ``<meta name="generator">`` contents
     og_types: tuple[str, ...]  # ``<meta property="og:type">`` contents
     published_time: bool  # a ``<meta property="article:published_time">``
+    author: bool  # a ``<meta name="author">`` or ``<meta property="article:author">``
     price: bool  # an ``itemprop="price"`` or a ``<meta property="product:price:amount">``
     code_blocks: int  # ``<pre>`` elements
     articles: int  # ``<article>`` elements
@@ -43,7 +44,7 @@ def read_signals(doc: HtmlElement) -> Signals:
     ld_json: list[str] = []
     generators: list[str] = []
     og_types: list[str] = []
-    published = price = False
+    published = price = author = False
     code_blocks = articles = 0
     for element in root.iter("meta", "pre", "article", "script"):
         tag = element.tag
@@ -56,8 +57,11 @@ def read_signals(doc: HtmlElement) -> Signals:
                 ld_json.append(element.text or "")
         else:
             content = element.get("content")
-            if element.get("name") == "generator" and content is not None:
+            name = element.get("name")
+            if name == "generator" and content is not None:
                 generators.append(content)
+            elif name == "author" and content:
+                author = True
             prop = element.get("property")
             if prop == "og:type" and content is not None:
                 og_types.append(content)
@@ -65,6 +69,8 @@ def read_signals(doc: HtmlElement) -> Signals:
                 published = True
             elif prop == "product:price:amount":
                 price = True
+            elif prop == "article:author" and content:
+                author = True
     item_types: list[str] = []
     for element in _ATTRIBUTED(root):
         item_type = element.get("itemtype")
@@ -73,4 +79,4 @@ def read_signals(doc: HtmlElement) -> Signals:
         if element.get("itemprop") == "price":
             price = True
     return Signals(tuple(item_types), tuple(ld_json), tuple(generators), tuple(og_types),
-                   published, price, code_blocks, articles)
+                   published, author, price, code_blocks, articles)

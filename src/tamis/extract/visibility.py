@@ -14,8 +14,9 @@ An element goes, with everything inside it (its tail text stays), when
   (``off-screen``), or a text colour equal to the background colour it declares or
   inherits from a declared ancestor (``same-colour``).
 
-An element hidden by ``display``, ``opacity``, ``visibility`` or a clipped or zero-size box
-(a window a script animates open) that holds more than a tenth
+An element hidden by ``display``, ``opacity``, ``visibility``, a zero ``font-size`` (set on a
+row of inline blocks whose children set their own size: the whitespace hack) or a clipped
+or zero-size box (a window a script animates open) that holds more than a tenth
 (``REVEALED_SHARE``) of the page's text stays: pages fade their main content in with a
 script, or defer a product description or a service list until a script has run, and a
 browser shows it. (Measured on the WCXB dev pages: a half missed such blocks on shop and
@@ -46,7 +47,7 @@ from tamis.extract.css import StyleRules, declarations, page_rules, style_verdic
 from tamis.extract.responsive import hidden_on_desktop
 
 DROP_TAGS = ("template", "noscript", "script", "style")
-REVEALED = frozenset({"display", "opacity", "visibility", "clipped"})
+REVEALED = frozenset({"display", "opacity", "visibility", "clipped", "font-size"})
 REVEALED_SHARE = 0.1
 REVEALED_MIN_CHARS = 400
 TAB_REASONS = frozenset({"hidden", "aria-hidden", "display"})
