@@ -7,7 +7,7 @@ import json
 from extract_support import paragraphs
 
 from tamis.extract.html import extract_page, parse
-from tamis.extract.jsonld import microdata_facts, product_facts
+from tamis.extract.jsonld import microdata_facts, read_products
 
 DESCRIPTION = ("Hand-thrown stoneware mug with a speckled glaze, holds twelve ounces, "
                "safe in the dishwasher and the microwave, made in small batches.")
@@ -50,7 +50,7 @@ def test_a_description_the_reader_kept_is_not_repeated() -> None:
 def test_a_page_of_several_products_adds_none() -> None:
     other = {**MUG, "name": "Plain mug"}
     doc = parse(product_page([MUG, other]))
-    assert doc is not None and product_facts(doc) is None
+    assert doc is not None and read_products(doc).facts is None
     page = extract_page(product_page([MUG, other]), "https://pottery.example/products/mug")
     assert DESCRIPTION not in page.markdown
 
@@ -62,7 +62,7 @@ def test_broken_or_odd_json_ld_is_ignored() -> None:
             "<body><p>Kit</p></body></html>")
     doc = parse(html)
     assert doc is not None
-    facts = product_facts(doc)
+    facts = read_products(doc).facts
     assert facts is not None and (facts.name, facts.description, facts.price) == ("Kit", "", "5")
 
 

@@ -6,7 +6,7 @@ import pytest
 from extract_support import PageServer, page, run
 
 from tamis.extract import get_page
-from tamis.extract.html import extract_html
+from tamis.extract.html import extract_page
 from tamis.policy.schema import ExtractionConfig
 
 THREADS = {
@@ -54,7 +54,7 @@ def test_a_thread_yields_every_post(server: PageServer, config: ExtractionConfig
         positions.append(text.index(words))
     assert positions == sorted(positions)  # posts in thread order
     assert "(#" not in text  # no post numbers: a count from 1 is wrong on a second page
-    assert extract_html(page(name))[2] == kind
+    assert extract_page(page(name)).method == kind
     # Chrome stays out: navigation, signatures, footers.
     for chrome in ("Sent from my homelab", "Terms and rules", "Powered by", "moderator",
                    "Click to expand"):
@@ -96,7 +96,8 @@ def test_plain_articles_go_through_trafilatura() -> None:
             "<h1>Heading</h1>" + "<p>A real paragraph of article text, long enough.</p>" * 12 +
             "<ul><li>one</li><li>two</li></ul></article><footer>Footer links</footer>"
             "</body></html>")
-    title, text, method = extract_html(html)
+    page = extract_page(html)
+    title, text, method = page.title, page.markdown, page.method
     assert (title, method) == ("T", "trafilatura")
     assert "A real paragraph" in text and "Menu Home" not in text
 
@@ -107,5 +108,5 @@ def test_plain_articles_go_through_trafilatura() -> None:
     ("invision.html", "I shoot mostly at night in narrow streets"),
 ])
 def test_a_reply_quoting_an_earlier_post_does_not_repeat_it(name: str, quoted: str) -> None:
-    text = extract_html(page(name))[1]
+    text = extract_page(page(name)).markdown
     assert text.count(quoted) == 1, text

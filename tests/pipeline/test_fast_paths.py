@@ -162,20 +162,6 @@ def test_key_path_fast_path_is_the_normalisation(path: str) -> None:
     assert _key_path(path) == _normalised_path(path)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet="ab_*?[]!.", max_size=5), max_size=5),
-       st.text(alphabet="AB_ab.[]!", max_size=6))
-def test_tracking_names_match_as_one_regex_of_their_globs(patterns: list[str],
-                                                          name: str) -> None:
-    import fnmatch
-    import re
-
-    from tamis.pipeline.urls import _is_tracking
-
-    union = "|".join(fnmatch.translate(p.lower()) for p in patterns) or "(?!)"
-    assert _is_tracking(name, tuple(patterns)) == bool(re.match(union, name.lower()))
-
-
 def plain_clean_text(text: str, cap: int | None = None) -> str:
     import html
     import re

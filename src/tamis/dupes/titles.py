@@ -59,11 +59,6 @@ def record_numbers(title: str) -> tuple[int, ...]:
     return tuple(int(d) for d in _DIGITS_RE.findall(core_title(title)))
 
 
-def title_numbers(title: str) -> tuple[int, ...]:
-    """Every number in a raw title, in order."""
-    return tuple(int(d) for d in _DIGITS_RE.findall(title))
-
-
 def title_trigrams(normalised: str) -> frozenset[str]:
     """Character trigrams of a normalised title, padded so short titles still have some."""
     padded = f" {normalised} "

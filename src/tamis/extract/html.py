@@ -371,13 +371,6 @@ def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None
     return tidied or None
 
 
-def extract_html(text: str, url: str | None = None) -> tuple[str, str, str]:
-    """(title, markdown, method); see ``extract_page``. The markdown is empty when the page
-    has no text."""
-    page = extract_page(text, url)
-    return page.title, page.markdown, page.method
-
-
 def extract_text(html: str, url: str | None = None) -> str:
     """The markdown ``tamis read`` prints for this HTML, before any budget: hidden text
     removed, the page's type recognised, its main text extracted. Never raises."""

@@ -3,7 +3,7 @@
 Shop pages often render their description in a tab, a deferred block or a script-built
 widget, so the main-text readers (and the hidden-text cut) miss it, while the page's
 ``<script type="application/ld+json">`` still carries the product's ``name``,
-``description`` and price. ``product_facts`` reads the one ``Product`` (or
+``description`` and price. ``read_products`` reads the one ``Product`` (or
 ``ProductGroup``) a page describes; a page listing several products gets None (their
 descriptions are not the page's main text). Read before the hidden-text cut, which drops
 every ``<script>``. Bounded: at most ``MAX_SCRIPT_CHARS`` of each script are parsed.
@@ -142,11 +142,6 @@ def microdata_facts(doc: HtmlElement) -> ProductFacts | None:
         return None
     item, description = chosen[0]
     return ProductFacts(_prop(item, "name"), description, "")
-
-
-def product_facts(doc: HtmlElement) -> ProductFacts | None:
-    """The page's one product, from its JSON-LD; None when it has none or several."""
-    return read_products(doc).facts
 
 
 def words(text: str) -> list[str]:

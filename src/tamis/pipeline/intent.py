@@ -128,20 +128,6 @@ def _match(forms: NameForms, host: str) -> int:
     return 1 if partial else 0
 
 
-def shares_word(words: tuple[str, ...], text: str) -> bool:
-    """Does ``text`` (a result's title) carry one of the query's name words (not filler)?"""
-    content = [fold(w) for w in words if w not in _FILLER and len(w) > 1]
-    if not content or not text:
-        return False
-    found = set(_WORD.findall(fold(text)))
-    return any(w in found for w in content)
-
-
-def names_host(words: list[str], host: str) -> bool:
-    """Do these query words spell the whole name of this host (``name_match`` 2)?"""
-    return name_match(words, host) == 2
-
-
 class IntentWords(NamedTuple):
     """The policy's word lists (``policy.intent``), as sets."""
 

@@ -32,7 +32,6 @@ __all__ = ["HostFacts", "PathPattern", "PatternSet", "Rules", "Verdict"]
 # Reasons, as documented in docs/contract.md.
 HOST_REASON = "non_answer_host"
 QUERY_REASON = "search_or_shopping_query"
-AD_REASON = "ad_click"
 PLACEHOLDER_REASON = "placeholder_page"
 KIND_REASON = "page_kind"  # page_kind:shop: a kind that answers nothing for this intent
 MEMO_SIZE = 65536  # hosts remembered by one Rules (the service keeps its rules), at most

@@ -162,13 +162,6 @@ def _tracking(patterns: tuple[str, ...]) -> _Tracking:
                      if globs else None)
 
 
-def _is_tracking(name: str, patterns: tuple[str, ...]) -> bool:
-    """Does the (decoded) parameter name match one of the globs, case-insensitively?"""
-    exact, globs = _tracking(patterns)
-    low = name.lower()
-    return low in exact or (globs is not None and globs(low) is not None)
-
-
 _UNSAFE = re.compile(r'[ "<>\\^`{|}]')
 
 
@@ -198,11 +191,6 @@ def _param_name(piece: str) -> str:
     if "%" in name or "+" in name:
         name = unquote(name.replace("+", " "))
     return name.lower()
-
-
-def _content_query(query: str, tracking: tuple[str, ...]) -> str:
-    """The query string minus tracking parameters, every kept piece exactly as it was."""
-    return "&".join(_content_pieces(query, tracking))
 
 
 _PLAIN = r"[A-Za-z0-9\-._~:@!$'()*,;/?]"

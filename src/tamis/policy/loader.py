@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
     from tamis.policy.schema import Config
     from tamis.store.base import Store
 
-ListEdit = Mapping[str, Any]
-
 
 @dataclass(frozen=True)
 class LoadedConfig:
@@ -37,10 +34,6 @@ class LoadedConfig:
 
     config: Config
     source: str  # the file it came from, or "built-in"
-
-
-def default_config_path() -> Path:
-    return Path(files.default_config_file())
 
 
 def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:

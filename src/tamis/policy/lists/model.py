@@ -11,8 +11,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-FORMATS = ("ublacklist", "ublock", "hosts", "domains")
-
 
 class Rule(NamedTuple):
     line: int  # 1-based line in the list file
