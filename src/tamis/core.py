@@ -104,15 +104,18 @@ def to_result(position: int, item: Ranked, explain: bool, weights: Ranking) -> R
 class Tamis:
     """A configured search layer. Use as an async context manager, or call ``aclose``.
     ``client``: the process's HTTP client (``tamis.http_client.tamis_client``), else the
-    layer makes its own, used by every search and read it serves and closed with it."""
+    layer makes its own, used by every search and read it serves and closed with it.
+    ``config_source``: the file a given ``Config`` was read from (list paths in it are
+    relative to that file)."""
 
     def __init__(self, config: Config | str | os.PathLike[str] | None = None, *,
                  store: Store | None = None, client: httpx.AsyncClient | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, config_source: str | None = None,
+                 ) -> None:
         self.env = os.environ if env is None else env
         if isinstance(config, Config):
             self.config = config
-            self.config_source = "(a Config object)"
+            self.config_source = config_source or "(a Config object)"
         else:
             loaded = load_config(config, env=self.env)
             self.config, self.config_source = loaded.config, loaded.source

@@ -208,3 +208,21 @@ def test_a_copy_of_a_demoted_original_still_sorts_below_it(tmp_path: Path) -> No
     assert copy.explain is not None and copy.explain.lists[-1] == (
         "list:scrapers:1 copy of https://medium.com/@author/understanding-python-asyncio-1a2b3c:"
         " sorted below it")  # ...and still sorts below it
+
+
+def test_a_relative_list_path_is_read_beside_the_config_from_any_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tamis search -c DIR/config.yaml`` run elsewhere reads ``source: farms.txt`` from DIR
+    (the README's "relative to the config file"), not from the working directory."""
+    (tmp_path / "farms.txt").write_text("0.0.0.0 newbedev.com\n")
+    config = write_config(tmp_path, "    - {name: farms, source: farms.txt, action: drop}\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    result = CliRunner().invoke(cli, ["search", "--config", str(config), "--no-extract",
+                                      "--format", "json", "--explain", QUERY])
+    answer = json.loads(result.output)
+    assert answer["notes"] == []  # not "farms.txt: list file not found"
+    assert {d["reason"] for d in answer["dropped"]} >= {"list:farms:1"}
+    assert not any(r["host"] == "newbedev.com" for r in answer["results"])

@@ -81,9 +81,11 @@ def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fm
         from tamis.http_client import tamis_client
         from tamis.settings import load_config
 
-        config = load_config(config_path, snapshots=cli_cache.snapshot_store(found)).config
+        loaded = load_config(config_path, snapshots=cli_cache.snapshot_store(found))
+        config = loaded.config
         async with tamis_client(config.timeout) as client, \
-                Tamis(config, store=cli_cache.store_for(found, config), client=client) as layer:
+                Tamis(config, store=cli_cache.store_for(found, config), client=client,
+                      config_source=loaded.source) as layer:
             cli_cache.known_hash(layer, found)
             answer = await layer.search(request, extract=not no_extract, explain=explain)
             cli_cache.remember(layer, found.fingerprint)

@@ -170,7 +170,7 @@ def compare(query: str, config_path: str | None, as_json: bool, replay: str | No
 
     async def run() -> Any:
         store = MemoryStore() if replay is not None else None
-        async with Tamis(config, store=store) as layer:
+        async with Tamis(config, store=store, config_source=loaded.source) as layer:
             return await compare_query(layer, query)
 
     comparison, response = asyncio.run(run())

@@ -183,7 +183,7 @@ def standalone_app(config: Any = None, *, config_source: str | None = None,
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         own = state["layer"] is None or close_layer
         if state["layer"] is None:
-            state["layer"] = Tamis(config)
+            state["layer"] = Tamis(config, config_source=config_source)
         try:
             yield
         finally:
