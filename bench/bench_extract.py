@@ -43,7 +43,7 @@ from tamis.extract.dedupe import shingles
 from tamis.extract.html import (
     DEFAULT_OPTIONS,
     TYPE_OPTIONS,
-    extract_html,
+    extract_page,
     extract_text,
     page_type,
     trafilatura_module,
@@ -145,7 +145,7 @@ async def wall(rounds: int) -> None:
     config = ExtractionConfig(allow_private_hosts=["127.0.0.1"], timeout_seconds=30)
     results = [result(f"http://127.0.0.1:{server.port}/page/{i}", i + 1)
                for i in range(len(LATENCIES_MS))]
-    extract_html(article(-1, 5000))  # import trafilatura once, outside the timing
+    extract_page(article(-1, 5000))  # import trafilatura once, outside the timing
     try:
         async with httpx.AsyncClient(follow_redirects=False, timeout=30) as client:
             walls = []
@@ -174,12 +174,13 @@ async def wall(rounds: int) -> None:
 def cpu(runs: int) -> None:
     for name, make in (("article (trafilatura)", article), ("forum thread (per post)", thread)):
         body = make(99).encode()
-        extract_html(decode(body, "text/html; charset=utf-8", html=True))  # warm imports
+        extract_page(decode(body, "text/html; charset=utf-8", html=True))  # warm imports
         times = []
         for _ in range(runs):
             start = time.process_time()
             text = decode(body, "text/html; charset=utf-8", html=True)
-            _title, markdown, method = extract_html(text)
+            page = extract_page(text)
+            markdown, method = page.markdown, page.method
             times.append((time.process_time() - start) * 1000)
         print(f"CPU per {len(body) // 1000} kB page, {name:<24}"
               f" median {statistics.median(times):6.1f} ms (min {min(times):.1f},"
