@@ -34,7 +34,6 @@ STOPWORDS = frozenset({
     "und", "http", "https", "www", "com", "org", "net", "html", "htm", "php",
 })
 _WORD = re.compile(r"[^\W_]+")
-_NOT_WORD = re.compile(r"[\W_]+")
 MIN_JOINED = 4  # a query word this long may be found inside a longer written word (jello)
 
 
@@ -70,21 +69,36 @@ class _Counter:
 
     def __init__(self, wanted: list[str]) -> None:
         self.wanted = wanted
-        alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
-        self.pattern = re.compile(rf"(?<![^\W_])({alternatives})s?(?![^\W_])")
+        # each written word that is a term or a term's plural; a word that is a term itself
+        # counts as that term, never as a shorter one's plural
+        self.spelled = {t + "s": t for t in wanted} | {t: t for t in wanted}
+        self.pattern = None
+        if not all(_WORD.fullmatch(t) for t in wanted):
+            # a term folding left a sign inside (a Japanese voiced kana's mark, a fraction
+            # slash) spans several written words: such a query's terms are found by a pattern
+            alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
+            self.pattern = re.compile(rf"(?<![^\W_])({alternatives})s?(?![^\W_])")
         # the terms also looked for inside written words (jell-o, 餐具的英文)
         self.joinable = [t for t in wanted if len(t) >= MIN_JOINED or _UNSPACED.search(t)]
 
-    def count(self, text: str) -> Counter[str]:
-        """The count of each term ``text`` (folded) holds."""
-        counts = Counter(self.pattern.findall(text))
+    def read(self, parts: list[str]) -> tuple[Counter[str], list[list[str]]]:
+        """The count of each term the text of ``parts`` (folded, joined by spaces) holds, and
+        the terms each part holds as whole words (a joined spelling counts in the whole text
+        only: jell-o's title holds no word "jello")."""
+        split = [_WORD.findall(part) for part in parts]
+        if self.pattern is None:
+            found = [[self.spelled[w] for w in words if w in self.spelled] for words in split]
+            counts = Counter([t for terms in found for t in terms])
+        else:
+            found = [self.pattern.findall(part) for part in parts]
+            counts = Counter(self.pattern.findall(" ".join(parts)))
         missing = [t for t in self.joinable if t not in counts]
         if missing:
-            compact = _NOT_WORD.sub("", text)
+            compact = "".join([w for words in split for w in words])  # words run together
             for t in missing:
                 if t in compact:
                     counts[t] = 1
-        return counts
+        return counts, found
 
 
 def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
@@ -98,11 +112,12 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     titles = []  # the terms each title holds, and each host and path
     addresses = []
     for c in candidates:
-        text = fold(f"{c.title} {c.snippet} {c.host} {c.path}")
-        docs.append((len(text.split()), counter.count(text)))
-        # (whole words only: the joined spellings are looked for in the whole text)
-        titles.append(set(counter.pattern.findall(fold(c.title))))
-        addresses.append(set(counter.pattern.findall(fold(f"{c.host} {c.path}"))))
+        # a text joined by spaces folds as its parts do, one by one
+        parts = [fold(c.title), fold(c.snippet), fold(f"{c.host} {c.path}")]
+        counts, (in_title, _, in_address) = counter.read(parts)
+        docs.append((len(" ".join(parts).split()), counts))
+        titles.append(set(in_title))
+        addresses.append(set(in_address))
     n = len(docs)
     average = sum(length for length, _ in docs) / n
     df = Counter(t for _, counts in docs for t in counts)
@@ -136,12 +151,14 @@ def names_page(query: ParsedQuery, title: str) -> bool:
     wanted = terms(query)
     if len(wanted) < 2:
         return False
-    found = _Counter(wanted).count(fold(title))
+    found, _ = _Counter(wanted).read([fold(title)])
     return all(t in found for t in wanted)
 
 
 def _foreign(title: str) -> bool:
     """A title with letters, none of them Latin (Cyrillic, Greek, CJK...)."""
+    if title.isascii():
+        return False  # its letters, if any, are Latin
     letters = [ch for ch in title if ch.isalpha()]
     return bool(letters) and not any(ch.isascii() or "LATIN" in _name(ch) for ch in letters)
 
