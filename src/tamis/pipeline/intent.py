@@ -193,26 +193,39 @@ def site_named(query_text: str, host: str, front_title: str | None = None) -> in
     (``front_title``) leads or ends with: ``volt bulgaria`` names volt.bg, titled ``Volt
     Bulgaria - Home``), 1 a part of it, 0 not (see ``name_match``). A long query names a site
     as well as a short one."""
-    if not query_text:
-        return 0
-    typed = query_text.strip().strip('"').strip().lower().removeprefix("www.").rstrip("/")
-    if typed == registrable_domain(host):
-        return 2
-    words = tuple(query_words(query_text))
-    match = name_match(words, host)
-    if match == 2:
-        return 2
-    runs = _runs(words)
-    labels = {label for label in host_labels(host) if len(label) >= 3}
-    if len(words) > 1 and any(len(run) >= 5 and run in labels for run, n in runs.items()
-                              if n >= 2):
-        return 2
-    if front_title:
-        parts = [p for p in _TITLE_PARTS.split(front_title.strip()) if p]
-        brands = {re.sub(r"[\W_]", "", fold(p)) for p in (parts[:1] + parts[-1:])}
-        if any(len(run) >= 4 and run in brands for run in runs):
+    return SiteNames(query_text).named(host, front_title) if query_text else 0
+
+
+class SiteNames:
+    """The ways one query can name a site (``site_named``), worked out once for the query and
+    then asked of each result's host."""
+
+    def __init__(self, query_text: str) -> None:
+        self.typed = query_text.strip().strip('"').strip().lower().removeprefix("www.") \
+            .rstrip("/")
+        self.words = tuple(query_words(query_text))
+        self.forms = name_forms(self.words)
+        runs = _runs(self.words)
+        # runs of two words or more, long enough to be a site's label (``the owl club``)
+        self.label_runs = frozenset(run for run, n in runs.items() if n >= 2 and len(run) >= 5
+                                    ) if len(self.words) > 1 else frozenset()
+        self.brand_runs = frozenset(run for run in runs if len(run) >= 4)
+
+    def named(self, host: str, front_title: str | None = None) -> int:
+        """``site_named`` of this query and ``host``."""
+        if self.typed == registrable_domain(host):
             return 2
-    return match
+        match = _match(self.forms, host) if self.words else 0  # name_match
+        if match == 2:
+            return 2
+        if not self.label_runs.isdisjoint(host_labels(host)):
+            return 2
+        if front_title:
+            parts = [p for p in _TITLE_PARTS.split(front_title.strip()) if p]
+            brands = {re.sub(r"[\W_]", "", fold(p)) for p in (parts[:1] + parts[-1:])}
+            if not self.brand_runs.isdisjoint(brands):
+                return 2
+        return match
 
 
 @lru_cache(maxsize=1024)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 from tamis.models import Candidate, SourceType
-from tamis.pipeline.intent import IntentWords, QueryIntent, detect_intent, site_named
+from tamis.pipeline.intent import IntentWords, QueryIntent, SiteNames, detect_intent
 from tamis.pipeline.paths import PathPattern, PatternSet, front_page, split_path
 from tamis.pipeline.placeholder import PlaceholderTitles
 from tamis.pipeline.query import parse_query
@@ -179,12 +179,12 @@ class Rules:
         return False
 
     # -- what the page is ----------------------------------------------------------------
-    def page_kind(self, facts: HostFacts, path: str, segments: list[str], query: str
+    def page_kind(self, facts: HostFacts, front: bool, segments: list[str], query: str
                   ) -> _Kind | None:
-        """The first kind (in config order) whose hosts, paths or front page it is."""
+        """The first kind (in config order) whose hosts, paths or front page (``front``) it
+        is."""
         pattern = self.kind_paths.first_match(segments, bool(query))
         by_path = self.kind_of[id(pattern)] if pattern else None
-        front = front_page(path, query)
         for kind in self.kinds:
             if kind.name == facts.kind or kind is by_path or (kind.front_page and front):
                 return kind
@@ -206,35 +206,48 @@ class Rules:
               intent: QueryIntent | None = None, title: str | None = None) -> Verdict:
         """``title``: the result's title, when known (None: explain-url on a bare URL)."""
         intent = intent or (self.intent(query_text, [host]) if query_text else NO_INTENT)
+        return self._judge(host, path, query, title, _Asked(self, query_text, intent))
+
+    def judge_all(self, candidates: list[Candidate], query_text: str,
+                  intent: QueryIntent) -> list[Verdict]:
+        asked = _Asked(self, query_text, intent)
+        return [self._judge(c.host, c.path, c.query, c.title, asked) for c in candidates]
+
+    def _judge(self, host: str, path: str, query: str, title: str | None,
+               asked: _Asked) -> Verdict:
         facts = self.host_facts(host)
         segments = split_path(path)
         drop = self.non_answer(host, facts, segments, query, title)
         front = front_page(path, query)
-        match = site_named(query_text, host, title if front else None) if query_text else 0
+        match = asked.sites.named(host, title if front else None) if asked.sites else 0
         demoted = f"demote_domains:{facts.demoted_by}" if facts.demoted_by and match != 2 \
             else None
         preferred = None if demoted else facts.preferred
-        kind = self.page_kind(facts, path, segments, query)
+        kind = self.page_kind(facts, front, segments, query)
         kept_by = None
         if kind is not None:
-            parsed = parse_query(query_text)
-            kept_by = ("the query names the site" if match == 2
-                       else kind.asked_by(parsed.words, intent))
+            kept_by = "the query names the site" if match == 2 else asked.kinds[kind.name]
             if kind.front_page and preferred and not kept_by:
                 kept_by = f"prefer_domains:{preferred}"  # a docs or repo front door
             # ... unless its title names what the query asks for (the book on sale): then it
             # only moves down
-            if not kept_by and not drop and intent.kind in kind.non_answer_for and not (
-                    title and names_page(parsed, title)):
+            if not kept_by and not drop and asked.intent.kind in kind.non_answer_for and not (
+                    title and names_page(asked.parsed, title)):
                 drop = f"{KIND_REASON}:{kind.name}"
         return Verdict(drop=drop, demoted=demoted, preferred=preferred,
                        source_type=self.source_type(facts, segments, query, bool(demoted),
                                                     preferred),
                        named=match == 2, named_part=match > 0,
-                       prefer_counts=self.prefer_counts[intent.kind],
+                       prefer_counts=self.prefer_counts[asked.intent.kind],
                        kept_by=kept_by, kind=kind.name if kind else None)
 
-    def judge_all(self, candidates: list[Candidate], query_text: str,
-                  intent: QueryIntent) -> list[Verdict]:
-        return [self.judge(c.host, c.path, c.query, query_text, intent, c.title)
-                for c in candidates]
+
+class _Asked:
+    """What the query asks, read once for every result it is judged with."""
+
+    def __init__(self, rules: Rules, query_text: str, intent: QueryIntent) -> None:
+        self.intent = intent
+        self.parsed = parse_query(query_text)
+        self.sites = SiteNames(query_text) if query_text else None
+        # why the query asks for each page kind (None: it does not)
+        self.kinds = {kind.name: kind.asked_by(self.parsed.words, intent) for kind in rules.kinds}
