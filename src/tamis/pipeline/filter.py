@@ -14,6 +14,7 @@ query is after: that kind is not moved down.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 
@@ -42,8 +43,11 @@ def _engine_rank(c: Candidate) -> tuple[int, int, str]:
 
 
 def engine_order(candidates: list[Candidate], first: int | None = None) -> list[Candidate]:
-    """Best engine position first; ties on the URL key (never on arrival)."""
-    return sorted(candidates, key=_engine_rank)[:first]
+    """Best engine position first; ties on the URL key (never on arrival). ``first``: only
+    that many, picked without sorting the rest."""
+    if first is None:
+        return sorted(candidates, key=_engine_rank)
+    return heapq.nsmallest(first, candidates, key=_engine_rank)
 
 
 def query_intent(candidates: list[Candidate], rules: Rules, query: str) -> QueryIntent:
