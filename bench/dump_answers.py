@@ -82,7 +82,7 @@ def core_answers() -> list[str]:
         ranked = rank(kept, query, policy.ranking)
         out.append(json.dumps({
             "query": query,
-            "results": [to_result(i, item, True).model_dump(mode="json")
+            "results": [to_result(i, item, True, policy.ranking).model_dump(mode="json")
                         for i, item in enumerate(ranked, 1)],
             "dropped": [d.model_dump(mode="json") for d in invalid + dropped],
         }, ensure_ascii=False))
