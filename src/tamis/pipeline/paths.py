@@ -28,7 +28,9 @@ class PathPattern:
     needs_child: bool
     needs_query: bool
     matchers: tuple[Callable[[str], bool], ...] = field(compare=False, repr=False)
-    head: str = ""  # the literal start of the first segment: a path without it cannot match
+    # "/" and the literal start of its first segment, and "/" after it when that segment is
+    # plain text: a path that does not hold it (between its own "/") cannot match
+    head: str = "/"
 
     @classmethod
     def parse(cls, text: str) -> PathPattern:
@@ -38,7 +40,10 @@ class PathPattern:
         body = body.rstrip("?")
         needs_child = body.endswith("/")
         segments = tuple(s.lower() for s in body.split("/") if s)
-        head = re.split(r"[*?\[]", segments[0], maxsplit=1)[0] if segments else ""
+        head = "/"
+        if segments:
+            literal = re.split(r"[*?\[]", segments[0], maxsplit=1)[0]
+            head += literal + "/" if literal == segments[0] else literal
         return cls(text, segments, anywhere, needs_child, needs_query,
                    tuple(_segment_matcher(s) for s in segments), head)
 
@@ -55,8 +60,9 @@ class PathPattern:
 
 class PatternSet:
     """Path patterns, tried in their config order: the first that matches wins. A pattern is
-    tried only on a path that holds the literal start of its first segment (``login`` of
-    ``**/login.*``): most paths hold none, and are read once per pattern, by ``in``."""
+    tried only on a path that holds its first segment (``/t/`` of ``**/t/``), or that
+    segment's literal start (``/login`` of ``**/login.*``): most paths hold none, and are read
+    once per pattern, by ``in``."""
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
@@ -64,7 +70,7 @@ class PatternSet:
     def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
         if not self.patterns or not segments:
             return None
-        subject = "/".join(segments)
+        subject = f"/{'/'.join(segments)}/"
         for pattern in self.patterns:
             if pattern.head in subject and pattern.matches(segments, has_query):
                 return pattern
