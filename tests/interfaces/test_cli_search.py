@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_searxng import FakeSearXNG
+from fake_searxng import FakeSearXNG, recorded
 from loopback import LoopbackServer, free_port
 
 from tamis.interfaces.cli import cli
@@ -201,3 +201,23 @@ def test_empty_query_is_refused(tmp_path: Path) -> None:
     proc = _subprocess("search", "   ", "--config", str(config))
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: the query is empty"
+
+
+@pytest.mark.parametrize("before", [True, False], ids=["query first", "options first"])
+def test_a_query_that_starts_with_an_exclusion_is_the_query(tmp_path: Path,
+                                                            before: bool) -> None:
+    """``tamis search '-medium best practices...'``: the leading ``-medium`` is the query's
+    exclusion, not an option click does not know ("No such option: -m")."""
+    fake = FakeSearXNG(mode="custom")
+    fake.answer = recorded(BEST)
+    query = f"-medium {BEST}"
+    with LoopbackServer(fake) as server:
+        config = write_config(tmp_path, server.url)
+        options = ["--config", str(config), "--no-extract", "--max-results", "30"]
+        args = [query, *options] if before else [*options, query]
+        result = CliRunner().invoke(cli, ["search", *args])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["query"] == query
+    assert fake.seen and fake.seen[0].arg("q").startswith("-medium ")
+    assert data["results"] and not any("medium.com" in r["url"] for r in data["results"])

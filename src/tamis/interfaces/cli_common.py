@@ -80,3 +80,27 @@ config_option = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), default=None,
     help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then built-in).",
 )
+
+
+class QueryCommand(click.Command):
+    """A command whose one argument is a search query. A query may start with an exclusion
+    (``-wikipedia "Vesuvius"``): such an argument, which is not one of the command's
+    options, is the query, where click alone would refuse it as an unknown option. A single
+    dash marks it (a misspelt ``--option`` is still refused); after ``--`` nothing is moved."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            return super().parse_args(ctx, args)
+        options = [p for p in self.get_params(ctx) if isinstance(p, click.Option)]
+        known = {name for p in options for name in (*p.opts, *p.secondary_opts)}
+        valued = {name for p in options if not (p.is_flag or p.count) for name in p.opts}
+        kept: list[str] = []
+        queries: list[str] = []
+        for arg in args:
+            value_of_option = bool(kept) and kept[-1] in valued
+            if (arg[:1] == "-" and arg[1:2] not in ("", "-") and not value_of_option
+                    and arg.partition("=")[0] not in known):
+                queries.append(arg)
+            else:
+                kept.append(arg)
+        return super().parse_args(ctx, [*kept, "--", *queries] if queries else kept)

@@ -13,10 +13,10 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli_common import config_option, friendly_errors
+from tamis.interfaces.cli_common import QueryCommand, config_option, friendly_errors
 
 
-@click.command("search")
+@click.command("search", cls=QueryCommand)
 @click.argument("query")
 @config_option
 @click.option("--no-extract", is_flag=True, help="Ranking only: do not fetch page text.")

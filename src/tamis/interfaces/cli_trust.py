@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli_common import failure_message, friendly_errors
+from tamis.interfaces.cli_common import QueryCommand, failure_message, friendly_errors
 from tamis.interfaces.tables import print_comparison, styled, table
 
 CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
@@ -139,8 +139,9 @@ def print_report(report: Any) -> None:
             click.echo(f"  {path}")
 
 
-@click.command("compare", short_help="Raw backend order beside tamis order: what moved, was"
-               " dropped, and why.")
+@click.command("compare", cls=QueryCommand,
+               short_help="Raw backend order beside tamis order: what moved, was dropped,"
+               " and why.")
 @click.argument("query")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help=CONFIG_HELP)
