@@ -104,15 +104,19 @@ def test_an_articles_text_keeps_a_list_of_links_it_tells_as_text() -> None:
     assert drop_link_runs(text, doc) == text
 
 
+def story_and_thread(paragraphs: int, comments: int) -> str:
+    """An article: its story, then a main column holding only its comment thread."""
+    thread = "".join(f"<div class='comment'><p>Reader {i}: I remember the old pier and the "
+                     "summer it burned, long before the storm, and nobody rebuilt it "
+                     "then.</p></div>" for i in range(comments))
+    return ("<html><head><meta property='og:type' content='article'></head><body>"
+            f"<article class='story'><h1>The pier</h1>{story(paragraphs)}</article>"
+            f"<div class='main-wrap'><div id='comments'>{thread}</div></div></body></html>")
+
+
 def test_comments_never_replace_the_story() -> None:
     # the page's main column holds only the comment thread: the story sits above it
-    comments = "".join(f"<div class='comment'><p>Reader {i}: I remember the old pier and the "
-                       "summer it burned, long before the storm, and nobody rebuilt it "
-                       "then.</p></div>" for i in range(30))
-    html = ("<html><head><meta property='og:type' content='article'></head><body>"
-            f"<article class='story'><h1>The pier</h1>{story(4)}</article>"
-            f"<div class='main-wrap'><div id='comments'>{comments}</div></div></body></html>")
-    result = extract_page(html, "https://news.example.com/story/pier")
+    result = extract_page(story_and_thread(4, 30), "https://news.example.com/story/pier")
     assert "Paragraph 3 tells how" in result.markdown
     assert "Reader 7" not in result.markdown
 
@@ -157,12 +161,6 @@ def test_a_zero_font_size_layout_container_is_shown() -> None:
 def test_a_discussions_comment_thread_follows_its_story() -> None:
     # a story of a few lines and a thread ten times as long in the main column (Slashdot's
     # shape): the thread is the discussion, and it comes after the story, never instead
-    comments = "".join(f"<div class='comment'><p>Reader {i}: I remember the old pier and the "
-                       "summer it burned, long before the storm, and nobody rebuilt it "
-                       "then.</p></div>" for i in range(60))
-    html = ("<html><head><meta property='og:type' content='article'></head><body>"
-            f"<article class='story'><h1>The pier</h1>{story(2)}</article>"
-            f"<div class='main-wrap'><div id='comments'>{comments}</div></div></body></html>")
-    text = extract_page(html, "https://news.example.com/story/pier").markdown
+    text = extract_page(story_and_thread(2, 60), "https://news.example.com/story/pier").markdown
     assert text.index("Paragraph 1 tells how") < text.index("Reader 0:")
     assert "Reader 59:" in text
