@@ -21,7 +21,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from tamis.models import Candidate
 from tamis.pipeline.query import ParsedQuery, fold
@@ -55,8 +56,7 @@ def terms(query: ParsedQuery) -> list[str]:
     return sorted(out)
 
 
-@dataclass(frozen=True, slots=True)
-class TextMatch:
+class TextMatch(NamedTuple):
     bm25: float  # 0..1, 1 for the best match in the answer
     off_topic: bool
     phrase: bool
@@ -81,23 +81,31 @@ class _Counter:
         # the terms also looked for inside written words (jell-o, 餐具的英文)
         self.joinable = [t for t in wanted if len(t) >= MIN_JOINED or _UNSPACED.search(t)]
 
-    def read(self, parts: list[str]) -> tuple[Counter[str], list[list[str]]]:
+    def read(self, parts: list[str]) -> tuple[dict[str, int], list[list[str]]]:
         """The count of each term the text of ``parts`` (folded, joined by spaces) holds, and
         the terms each part holds as whole words (a joined spelling counts in the whole text
         only: jell-o's title holds no word "jello")."""
         split = [_WORD.findall(part) for part in parts]
+        return self.count(parts, split, "".join([w for words in split for w in words]))
+
+    def count(self, parts: list[str], split: list[list[str]], compact: str
+              ) -> tuple[dict[str, int], list[list[str]]]:
+        """``read``, the words of each part (``split``) and all of them run together
+        (``compact``) already found."""
+        counts: dict[str, int] = {}  # in the order the text first holds each term
         if self.pattern is None:
-            found = [[self.spelled[w] for w in words if w in self.spelled] for words in split]
-            counts = Counter([t for terms in found for t in terms])
+            spelled = self.spelled
+            found = [list(map(spelled.__getitem__, filter(spelled.__contains__, words)))
+                     for words in split]
+            for terms in found:
+                for t in terms:
+                    counts[t] = counts.get(t, 0) + 1
         else:
             found = [self.pattern.findall(part) for part in parts]
-            counts = Counter(self.pattern.findall(" ".join(parts)))
-        missing = [t for t in self.joinable if t not in counts]
-        if missing:
-            compact = "".join([w for words in split for w in words])  # words run together
-            for t in missing:
-                if t in compact:
-                    counts[t] = 1
+            counts.update(Counter(self.pattern.findall(" ".join(parts))))
+        for t in self.joinable:
+            if t not in counts and t in compact:
+                counts[t] = 1
         return counts, found
 
 
@@ -111,19 +119,22 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     docs = []
     titles = []  # the terms each title holds, and each host and path
     addresses = []
-    for c in candidates:
-        # a text joined by spaces folds as its parts do, one by one
-        parts = [fold(c.title), fold(c.snippet), fold(f"{c.host} {c.path}")]
-        counts, (in_title, _, in_address) = counter.read(parts)
+    # a text joined by spaces folds as its parts do, one by one
+    texts = [[fold(c.title), fold(c.snippet), fold(f"{c.host} {c.path}")] for c in candidates]
+    for parts, (split, compact) in zip(texts, _words(texts), strict=True):
+        counts, (in_title, _, in_address) = counter.count(parts, split, compact)
         docs.append((len(" ".join(parts).split()), counts))
-        titles.append(set(in_title))
-        addresses.append(set(in_address))
+        titles.append(set(in_title) if in_title else None)
+        addresses.append(set(in_address) if in_address else None)
     n = len(docs)
     average = sum(length for length, _ in docs) / n
     df = Counter(t for _, counts in docs for t in counts)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
-    scores = []
+    scores: list[float] = []
     for length, counts in docs:
+        if not counts:
+            scores.append(0)
+            continue
         norm = k1 * (1 - b + b * length / average)
         scores.append(sum(idf[t] * f * (k1 + 1) / (f + norm) for t, f in counts.items()))
     best = max(scores) or 1.0
@@ -134,15 +145,43 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     latin_query = all(t.isascii() for t in wanted)
     phrases = [" ".join(p) for p in query.phrases]
     weight = sum(idf.values()) or 1.0
+    rarity = idf.__getitem__
     out = []
     for c, score, in_title, in_address in zip(candidates, scores, titles, addresses,
                                               strict=True):
         phrase = bool(phrases) and _has_phrases(f"{c.title} {c.snippet}", phrases)
-        title = sum(idf[t] for t in in_title) / weight
-        address = sum(idf[t] for t in in_address) / weight
+        title = sum(map(rarity, in_title)) / weight if in_title else 0.0
+        address = sum(map(rarity, in_address)) / weight if in_address else 0.0
         off_topic = some_match and score == 0 and not (latin_query and _foreign(c.title))
         out.append(TextMatch(score / best, off_topic, phrase, title, address))
     return out
+
+
+# Every ASCII character that is not a letter or a digit (_WORD's separators), as a space; the
+# line break kept, to part the texts of an answer read as one
+_SEPARATORS = str.maketrans({i: " " for i in range(128) if not chr(i).isalnum() and i != 10})
+
+
+def _words(texts: list[list[str]]) -> Iterator[tuple[list[list[str]], str]]:
+    """Each text's ``_WORD.findall`` of every part, and all its words run together. The
+    ASCII parts (most) are read in one pass over the whole answer, separators as spaces."""
+    flat = [part for parts in texts for part in parts]
+    spaced = "\n".join([p if p.isascii() else "" for p in flat]).translate(_SEPARATORS)
+    pieces, compacts = spaced.split("\n"), spaced.replace(" ", "").split("\n")
+    one_pass = len(pieces) == len(flat)  # else a part held a line break: each read alone
+    at = 0
+    for parts in texts:
+        split, compact = [], ""
+        for part in parts:
+            if one_pass and part.isascii():
+                split.append(pieces[at].split())
+                compact += compacts[at]
+            else:
+                found = _WORD.findall(part)
+                split.append(found)
+                compact += "".join(found)
+            at += 1
+        yield split, compact
 
 
 def names_page(query: ParsedQuery, title: str) -> bool:
