@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tamis.models import Candidate, Dropped
 from tamis.pipeline.intent import QueryIntent, host_labels
@@ -30,8 +30,7 @@ _WORD = re.compile(r"[^\W_]+")
 MAJORITY_OF = 8  # the first results (engine order) whose kinds say what the query is after
 
 
-@dataclass(frozen=True, slots=True)
-class Judged:
+class Judged(NamedTuple):
     """A kept candidate and what the policy says of it."""
 
     candidate: Candidate
@@ -76,14 +75,21 @@ def filter_candidates(
     candidates: list[Candidate], rules: Rules, query: str,
     intent: QueryIntent | None = None,
 ) -> tuple[list[Judged], list[Dropped]]:
-    if intent is None:
-        intent = query_intent(candidates, rules, query)
+    # the first results in the engines' order, picked once for the intent and the majority
+    first_hosts = rules.intent_words.first_hosts
+    first = engine_order(candidates, max(first_hosts, MAJORITY_OF) if intent is None
+                         else MAJORITY_OF)
+    if intent is None:  # query_intent
+        intent = rules.intent(query, [c.host for c in first[:first_hosts]])
     kept: list[Judged] = []
     dropped: list[Dropped] = []
     search_pages: list[Judged] = []
-    verdicts = _majority_kinds(candidates, rules.judge_all(candidates, query, intent))
+    verdicts = _majority_kinds(candidates, rules.judge_all(candidates, query, intent),
+                               first[:MAJORITY_OF])
     parsed = parse_query(query)
-    excluded = [excluded_by(c, parsed) for c in candidates]
+    operators = parsed.excluded_sites or parsed.sites or parsed.excluded_words
+    excluded = ([excluded_by(c, parsed) for c in candidates] if operators
+                else [None] * len(candidates))
     if all(excluded):  # the operators would leave nothing: the engines' answer beats none
         excluded = [None] * len(candidates)
     for candidate, verdict, operator in zip(candidates, verdicts, excluded, strict=True):
@@ -108,11 +114,13 @@ def _dropped(c: Candidate, reason: str) -> Dropped:
                    engines=c.engines)
 
 
-def _majority_kinds(candidates: list[Candidate], verdicts: list[Verdict]) -> list[Verdict]:
-    """When half or more of the first results are of one page kind, that kind is what the
-    query is after: its pages keep their places, and none is dropped as a non-answer of the
-    kind (``kept_by``: "most of the answer is ...")."""
-    first = {c.key for c in engine_order(candidates, MAJORITY_OF)}
+def _majority_kinds(candidates: list[Candidate], verdicts: list[Verdict],
+                    first_results: list[Candidate]) -> list[Verdict]:
+    """When half or more of the first results (``first_results``: the first
+    ``MAJORITY_OF`` in engine order) are of one page kind, that kind is what the query is
+    after: its pages keep their places, and none is dropped as a non-answer of the kind
+    (``kept_by``: "most of the answer is ...")."""
+    first = {c.key for c in first_results}
     counts: dict[str, int] = {}
     seen = 0
     for c, v in zip(candidates, verdicts, strict=True):

@@ -210,9 +210,22 @@ class SiteNames:
         self.label_runs = frozenset(run for run, n in runs.items() if n >= 2 and len(run) >= 5
                                     ) if len(self.words) > 1 else frozenset()
         self.brand_runs = frozenset(run for run in runs if len(run) >= 4)
+        self._hosts: dict[str, int] = {}  # what the host alone says (``named``)
 
     def named(self, host: str, front_title: str | None = None) -> int:
         """``site_named`` of this query and ``host``."""
+        by_host = self._hosts.get(host)
+        if by_host is None:  # the pages of one site: its host asked once
+            by_host = self._hosts[host] = self._named_host(host)
+        if by_host == 2 or not front_title:
+            return by_host
+        parts = [p for p in _TITLE_PARTS.split(front_title.strip()) if p]
+        brands = {re.sub(r"[\W_]", "", fold(p)) for p in (parts[:1] + parts[-1:])}
+        if not self.brand_runs.isdisjoint(brands):
+            return 2
+        return by_host
+
+    def _named_host(self, host: str) -> int:
         if self.typed == registrable_domain(host):
             return 2
         match = _match(self.forms, host) if self.words else 0  # name_match
@@ -220,11 +233,6 @@ class SiteNames:
             return 2
         if not self.label_runs.isdisjoint(host_labels(host)):
             return 2
-        if front_title:
-            parts = [p for p in _TITLE_PARTS.split(front_title.strip()) if p]
-            brands = {re.sub(r"[\W_]", "", fold(p)) for p in (parts[:1] + parts[-1:])}
-            if not self.brand_runs.isdisjoint(brands):
-                return 2
         return match
 
 

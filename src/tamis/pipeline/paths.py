@@ -60,20 +60,38 @@ class PathPattern:
 
 class PatternSet:
     """Path patterns, tried in their config order: the first that matches wins. A pattern is
-    tried only on a path that holds its first segment (``/t/`` of ``**/t/``), or that
-    segment's literal start (``/login`` of ``**/login.*``): most paths hold none, and are read
-    once per pattern, by ``in``."""
+    tried only on a path that holds its first segment (``t`` of ``**/t/``), or a segment
+    that starts as that segment does (``login.`` of ``**/login.*``): most paths hold none,
+    and each of their segments is looked up once, not once per pattern."""
 
     def __init__(self, patterns: list[PathPattern]) -> None:
         self.patterns = patterns
+        self.by_segment: dict[str, list[int]] = {}  # a plain first segment: its patterns
+        self.by_start: list[tuple[int, str]] = []  # a first segment's literal start
+        self.always: list[int] = []  # a first segment that starts with a wildcard
+        for index, pattern in enumerate(patterns):
+            literal = pattern.head[1:]
+            if literal.endswith("/"):
+                self.by_segment.setdefault(literal[:-1], []).append(index)
+            elif literal:
+                self.by_start.append((index, literal))
+            else:
+                self.always.append(index)
+        self.starts = tuple(start for _, start in self.by_start)
 
     def first_match(self, segments: list[str], has_query: bool) -> PathPattern | None:
         if not self.patterns or not segments:
             return None
-        subject = f"/{'/'.join(segments)}/"
-        for pattern in self.patterns:
-            if pattern.head in subject and pattern.matches(segments, has_query):
-                return pattern
+        tried = self.always
+        for segment in segments:
+            found = self.by_segment.get(segment)
+            if found:
+                tried = tried + found
+            if self.starts and segment.startswith(self.starts):
+                tried = tried + [i for i, start in self.by_start if segment.startswith(start)]
+        for index in sorted(tried) if tried else ():
+            if self.patterns[index].matches(segments, has_query):
+                return self.patterns[index]
         return None
 
 
@@ -87,6 +105,8 @@ def _segment_matcher(glob: str) -> Callable[[str], bool]:
 
 def split_path(path: str) -> list[str]:
     """The path's segments, percent-decoded and lower-cased (empty ones left out)."""
+    if "%" not in path:  # nothing to decode (most paths)
+        return [s for s in path.lower().split("/") if s]
     return [unquote(s).lower() for s in path.split("/") if s]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from tamis.policy.checks import DOMAIN_SLOT as _DOMAIN_SLOT
 from tamis.policy.checks import placeholder_regex
@@ -27,6 +27,11 @@ class PlaceholderTitles:
     def __init__(self, patterns: list[str]) -> None:
         self.patterns = list(patterns)
 
+    @cached_property
+    def could_match(self) -> Callable[[str], object]:
+        """Compiled on the first title read (a search with no result compiles nothing)."""
+        return _union(tuple(self.patterns))
+
     def match(self, title: str | None, host: str, domain: str) -> str | None:
         """The pattern the title matches, or None (``domain``: the host's registrable one).
         Every pattern is first tried at once, as one regular expression with any domain in
@@ -34,7 +39,7 @@ class PlaceholderTitles:
         if not title or not self.patterns:
             return None
         text = " ".join(title.split())
-        if not _union(tuple(self.patterns))(text):
+        if not self.could_match(text):
             return None
         for pattern in self.patterns:
             found = placeholder_regex(pattern).search(text)
