@@ -114,7 +114,10 @@ def merge(
     def snippet_of(snippet: str) -> str:
         return clean_text(snippet, max_chars)
 
-    pages: dict[str, list[tuple[int, CleanURL]]] = {}  # by dedupe key, in first-seen order
+    # each page's first hit (1-based index), by dedupe key, in first-seen order; and the
+    # later hits of the pages seen more than once (each page's group is made as it is read)
+    pages: dict[str, int] = {}
+    again: dict[str, list[tuple[int, CleanURL]]] = {}
     invalid: list[Dropped] = []
     for index, (hit, _, _) in enumerate(hits, start=1):
         clean = cleaned(hit.url)
@@ -125,5 +128,9 @@ def merge(
                                    title=clean_text(hit.title, 200),
                                    engines=sorted(set(hit.engines))))
             continue
-        pages.setdefault(clean.key, []).append((index, clean))
-    return [_candidate(group, hits, title_of, snippet_of) for group in pages.values()], invalid
+        if clean.key in pages:
+            again.setdefault(clean.key, []).append((index, clean))
+        else:
+            pages[clean.key] = index
+    return [_candidate([(first, cleaned(hits[first - 1][0].url)), *again.get(key, ())], hits,
+                       title_of, snippet_of) for key, first in pages.items()], invalid

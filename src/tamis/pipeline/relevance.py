@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from tamis.models import Candidate
@@ -95,7 +96,8 @@ class _Counter:
         counts: dict[str, int] = {}  # in the order the text first holds each term
         if self.pattern is None:
             spelled = self.spelled
-            found = [list(map(spelled.__getitem__, filter(spelled.__contains__, words)))
+            found = [[] if spelled.keys().isdisjoint(words)
+                     else list(map(spelled.__getitem__, filter(spelled.__contains__, words)))
                      for words in split]
             for terms in found:
                 for t in terms:
@@ -116,22 +118,23 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     if not wanted or not candidates:
         return [TextMatch(0.0, False, False) for _ in candidates]
     counter = _Counter(wanted)
-    docs = []
+    lengths, found = [], []  # each text's length in words, and the count of each term
     titles = []  # the terms each title holds, and each host and path
     addresses = []
     # a text joined by spaces folds as its parts do, one by one
     texts = [[fold(c.title), fold(c.snippet), fold(f"{c.host} {c.path}")] for c in candidates]
     for parts, (split, compact) in zip(texts, _words(texts), strict=True):
         counts, (in_title, _, in_address) = counter.count(parts, split, compact)
-        docs.append((len(" ".join(parts).split()), counts))
+        lengths.append(len(" ".join(parts).split()))
+        found.append(counts)
         titles.append(set(in_title) if in_title else None)
         addresses.append(set(in_address) if in_address else None)
-    n = len(docs)
-    average = sum(length for length, _ in docs) / n
-    df = Counter(t for _, counts in docs for t in counts)
+    n = len(found)
+    average = sum(lengths) / n
+    df = Counter(chain.from_iterable(found))  # the texts that hold each term
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
     scores: list[float] = []
-    for length, counts in docs:
+    for length, counts in zip(lengths, found, strict=True):
         if not counts:
             scores.append(0)
             continue
