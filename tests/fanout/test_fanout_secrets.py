@@ -61,6 +61,12 @@ def test_no_secret_in_any_captured_output(server, run, capfd, caplog):
     answers = run([make_adapter(x) for x in lines], "q", env=SECRETS, store=store, timeout=1.0,
                   cache_ttl=60)
     statuses = {a.line: a.status for a in answers}
+    # On a loaded machine the hanging line's connect can time out before the deadline does:
+    # then it fails on a timed-out key instead of timing out as a line; either way it hung.
+    hung = next(a for a in answers if a.line == "firecrawl")
+    if hung.status == "failed":
+        assert any("timed out" in n.message for n in hung.notes), hung.notes
+        statuses["firecrawl"] = "timeout"
     assert statuses == {"tavily": "failed", "brave": "failed", "exa": "failed",
                         "serper": "empty", "gen": "failed", "firecrawl": "timeout",
                         "down": "failed"}
