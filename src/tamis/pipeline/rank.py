@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import NamedTuple
 
 from tamis.models import Candidate, ScoreParts
 from tamis.pipeline.filter import Judged
@@ -56,9 +54,6 @@ def decay(position: float) -> float:
     if position >= 1:
         return 1.0 / math.log2(position + 1)
     return 1.0 + _SLOPE_AT_FIRST * (1 - math.exp(position - 1))
-
-
-_DECAY = {p: decay(p) for p in range(1, 101)}  # the engines' own positions, worked out once
 
 
 @dataclass(slots=True)
@@ -89,7 +84,8 @@ class Ranked:
                           demote_reason=verdict.demoted, kept_by=verdict.kept_by)
 
 
-class Evidence(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Evidence:
     """What is known of one result before any weight applies (``gather``)."""
 
     judged: Judged
@@ -118,30 +114,17 @@ def order(evidence: list[Evidence], weights: Ranking, vary: bool = True) -> list
     """The results in their final order. ``vary``: apply ``same_site_places`` (not for a
     ``site:`` query, whose results are all one site's)."""
     ranked = []
-    moves = _Moves(weights)
     for e in evidence:
-        item = Ranked(e.judged, _places(e, weights, moves))
+        item = Ranked(e.judged, _places(e, weights))
         verdict = e.judged.verdict
         item.tier = ("demoted" if verdict.demoted
                      else "primary" if verdict.preferred else "normal")
         _score(item, weights)
         ranked.append(item)
-    # the order of Ranked.order_key: the ties (on the score) in the order of the rest of the
-    # key, then the best score first, the ties kept in that order (a stable sort)
-    ranked.sort(key=_tie_key)
-    by_score = sorted(ranked, key=_TOTAL, reverse=True)
-    if vary and weights.same_site_places > 0 and _vary(by_score, weights):
-        by_score = sorted(ranked, key=_TOTAL, reverse=True)
-    return _below_primary(by_score)
-
-
-_TOTAL = attrgetter("total")
-
-
-def _tie_key(item: Ranked) -> tuple[int, int, str]:
-    """``Ranked.order_key`` past the score."""
-    c = item.judged.candidate
-    return min(c.line_orders, default=0), min(c.positions.values(), default=0), c.key
+    ranked.sort(key=Ranked.order_key)
+    if vary and weights.same_site_places > 0 and _vary(ranked, weights):
+        ranked.sort(key=Ranked.order_key)
+    return _below_primary(ranked)
 
 
 def _below_primary(ranked: list[Ranked]) -> list[Ranked]:
@@ -155,57 +138,25 @@ def _below_primary(ranked: list[Ranked]) -> list[Ranked]:
             + ranked[last + 1:])
 
 
-class _Moves:
-    """The places of the parts that take one value whatever the result (a quoted phrase, a
-    query string, a page kind...), within the bound and rounded once per ranking; None for
-    a part that moves nothing."""
-
-    def __init__(self, w: Ranking) -> None:
-        self.bound = w.max_places
-        self.phrase = self.within(-w.phrase_places)
-        self.off_topic = self.within(w.off_topic_places)
-        self.kinds = {kind: self.within(places) for kind, places in w.kind_places.items()}
-        self.dynamic = self.within(w.dynamic_places)
-        self.no_snippet = self.within(w.no_snippet_places)
-        self.named = self.within(-w.named_places)
-        self.prefer = self.within(-w.prefer_places)
-        self.demote = self.within(w.demote_places)
-
-    def within(self, value: float) -> float | None:
-        return round(_bounded(value, self.bound), 4) if value else None
-
-
-def _places(e: Evidence, w: Ranking, moves: _Moves) -> dict[str, float]:
-    """The places each piece of evidence moves this result (only the parts that move it, in
-    this order)."""
+def _places(e: Evidence, w: Ranking) -> dict[str, float]:
+    """The places each piece of evidence moves this result (only the parts that move it)."""
     c, verdict, match = e.judged.candidate, e.judged.verdict, e.match
-    bound = moves.bound
-    places: dict[str, float] = {}
-    for part, value in (("relevance", -w.relevance_places * match.bm25),
-                        ("title", -w.title_places * match.title),
-                        ("address", -w.address_places * match.address)):
-        if value:
-            places[part] = round(_bounded(value, bound), 4)
-    if match.phrase and moves.phrase is not None:
-        places["phrase"] = moves.phrase
-    if match.off_topic and not verdict.named_part and moves.off_topic is not None:
-        places["off_topic"] = moves.off_topic
-    if verdict.kind and not verdict.kept_by and moves.kinds.get(verdict.kind) is not None:
-        places["kind"] = moves.kinds[verdict.kind]  # Verdict.moved_as
-    if c.query and moves.dynamic is not None:
-        places["dynamic"] = moves.dynamic
-    if moves.no_snippet is not None and not c.snippet.strip():
-        places["no_snippet"] = moves.no_snippet
-    if e.named_front and moves.named is not None:
-        places["named"] = moves.named
-    if verdict.preferred and verdict.prefer_counts and moves.prefer is not None:
-        places["prefer"] = moves.prefer
-    if verdict.demoted and moves.demote is not None:
-        places["demote"] = moves.demote
-    engines = -w.multi_engine_places * max(0, len(c.engines) - 1)
-    if engines:
-        places["multi_engine"] = round(_bounded(engines, bound), 4)
-    return places
+    places = {
+        "relevance": -w.relevance_places * match.bm25,
+        "title": -w.title_places * match.title,
+        "address": -w.address_places * match.address,
+        "phrase": -w.phrase_places if match.phrase else 0.0,
+        "off_topic": w.off_topic_places if match.off_topic and not verdict.named_part else 0.0,
+        "kind": verdict.moved_as(w.kind_places),
+        "dynamic": w.dynamic_places if c.query else 0.0,
+        "no_snippet": w.no_snippet_places if not c.snippet.strip() else 0.0,
+        "named": -w.named_places if e.named_front else 0.0,
+        "prefer": -w.prefer_places if verdict.preferred and verdict.prefer_counts else 0.0,
+        "demote": w.demote_places if verdict.demoted else 0.0,
+        "multi_engine": -w.multi_engine_places * max(0, len(c.engines) - 1),
+    }
+    return {part: round(_bounded(value, w.max_places), 4)
+            for part, value in places.items() if value}
 
 
 def _bounded(value: float, bound: float) -> float:
@@ -215,20 +166,15 @@ def _bounded(value: float, bound: float) -> float:
 def _score(item: Ranked, w: Ranking) -> None:
     """The shift (penalties together at most ``max_places`` down, bonuses at most that far
     up) and the engines' evidence at the shifted positions."""
-    down = up = 0  # summed in the order of the parts, as sum() would
-    for v in item.places.values():
-        if v > 0:
-            down += v
-        elif v < 0:
-            up += v
+    down = sum(v for v in item.places.values() if v > 0)
+    up = sum(v for v in item.places.values() if v < 0)
     item.shift = _bounded(down, w.max_places) + _bounded(up, w.max_places)
     c = item.judged.candidate
     fusion = total = 0.0
     for label in sorted(c.positions):
         line_weight = c.weights.get(label.partition(":")[0], 1.0)
-        position = c.positions[label]
-        fusion += line_weight * (_DECAY[position] if position in _DECAY else decay(position))
-        total += line_weight * decay(position + item.shift)
+        fusion += line_weight * decay(c.positions[label])
+        total += line_weight * decay(c.positions[label] + item.shift)
     item.fusion = w.engine_weight * fusion
     item.total = round(w.engine_weight * total, 4)
 
