@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lxml.etree import Element
 from lxml.html import HtmlElement
 
 from tamis.extract.region import _key
@@ -90,15 +91,22 @@ def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,
     (``_holds_prose``) is no widget, nor is a call to action or a promo."""
     ceiling = MAX_SHARE * page_chars
     found: list[HtmlElement] = []
-    named: dict[str, bool] = {}  # per distinct value of the page
+    named: dict[str | None, bool] = {None: False}  # per distinct value of the page
     holds_h1: set[HtmlElement] | None = None  # an h1's ancestors, found once when needed
-    for value in root.xpath(".//@class | .//@id"):  # document order, in C
-        verdict = named.get(value)
-        if verdict is None:
-            verdict = named[value] = _names_widget(str(value), camel_case, on_region)
+    # document order; a walk is cheaper than a query that makes a string object for every
+    # class and id value of the page
+    for element in root.iter(Element):
+        keys = element.keys()  # one call; most elements have neither attribute
+        if "class" not in keys and "id" not in keys:
+            continue
+        verdict = False
+        for value in (element.get("class"), element.get("id")):
+            seen = named.get(value)
+            if seen is None:
+                seen = named[value] = _names_widget(value, camel_case, on_region)
+            verdict = verdict or seen
         if not verdict:
             continue
-        element = value.getparent()
         if found and (element is found[-1] or any(a is found[-1]
                                                   for a in element.iterancestors())):
             continue  # the last widget found, or inside it

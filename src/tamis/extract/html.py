@@ -91,12 +91,14 @@ def _parser() -> lxml.html.HTMLParser:
     is a Python method run for every element proxy made (tamis's walks and trafilatura's
     over the same tree), and chooses form classes (``FormElement``, ``InputElement``...)
     that no reader here uses. Every element is an ``HtmlElement`` (``text_content``,
-    ``drop_tree``, ``classes``, ``iterlinks`` as before). One parser per thread: pages
-    are parsed in worker threads, and an lxml parser parses one document at a time."""
+    ``drop_tree``, ``classes``, ``iterlinks`` as before). No table of ``id`` values is
+    built while parsing (only XPath's ``id()`` reads it, and no reader here calls it).
+    One parser per thread: pages are parsed in worker threads, and an lxml parser parses
+    one document at a time."""
     parser = getattr(_PARSERS, "parser", None)
     if parser is not None:
         return parser
-    parser = lxml.html.HTMLParser()
+    parser = lxml.html.HTMLParser(collect_ids=False)
     parser.set_element_class_lookup(lxml.etree.ElementDefaultClassLookup(
         element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment,
         pi=lxml.html.HtmlProcessingInstruction, entity=lxml.html.HtmlEntity))

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from lxml.html import HtmlElement
 
-from tamis.extract.markdown import Converter, tag_of
+from tamis.extract.markdown import Converter, classes, tag_of
 
 FURNITURE_TAGS = frozenset({"nav", "aside", "footer", "form"})
 FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search",
@@ -74,7 +74,22 @@ class RegionConverter(Converter):
     """tamis's converter, also skipping page furniture."""
 
     def _skip(self, element: HtmlElement) -> bool:
-        return super()._skip(element) or is_furniture(element)
+        """``Converter._skip`` or ``is_furniture``, asked once per element of the region:
+        the tag first, then the attributes only of an element that has some (most have
+        none), and the ``h1`` query of a ``header`` last."""
+        tag = tag_of(element)
+        if not tag or tag in self.skip_tags or tag in FURNITURE_TAGS:
+            return True
+        if element.keys():
+            if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+                return True
+            if self.skip_classes and classes(element) & self.skip_classes:
+                return True
+            if (element.get("role") or "").strip().lower() in FURNITURE_ROLES:
+                return True
+            if _words(element) & FURNITURE_WORDS:
+                return True
+        return tag == "header" and not element.xpath(".//h1")
 
 
 def main_region(doc: HtmlElement) -> HtmlElement:

@@ -51,6 +51,7 @@ REVEALED = frozenset({"display", "opacity", "visibility", "clipped", "font-size"
 REVEALED_SHARE = 0.1
 REVEALED_MIN_CHARS = 400
 TAB_REASONS = frozenset({"hidden", "aria-hidden", "display"})
+HIDING_ATTRIBUTES = frozenset({"style", "hidden", "aria-hidden"})
 def _page_chars(root: HtmlElement) -> int:
     """Characters of text in ``root``, without the code of its scripts and styles."""
     code = sum(len(el.text or "") for el in root.iter("script", "style"))
@@ -102,18 +103,22 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
     verdicts: dict[str, bool] = {}
     ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
-        get = el.get
-        ident = get("id")  # read once: for ``seen`` and the rules' ids
+        # one call lists the attribute names: most elements have none of those read here
+        keys = el.keys()
+        if not keys:
+            if el.tag in tags:
+                yield el
+            continue
+        ident = el.get("id") if "id" in keys else None
         if ids is not None and ident is not None:
             ids.add(ident)
-        if (get("style") is not None or get("hidden") is not None
-                or get("aria-hidden") is not None or el.tag in tags):
-            if seen is not None and (classes := get("class")) is not None:
-                seen.classes.add(classes)
+        if el.tag in tags or not HIDING_ATTRIBUTES.isdisjoint(keys):
+            if seen is not None and "class" in keys:
+                seen.classes.add(el.get("class"))
             yield el
             continue
-        classes = get("class")
-        if classes is not None:
+        if "class" in keys:
+            classes = el.get("class")
             verdict = verdicts.get(classes)
             if verdict is None:
                 verdict = verdicts[classes] = hidden_on_desktop(classes) or bool(
