@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from tamis.extract.region import RegionConverter, _key
+from tamis.extract.region import PageLinks, RegionConverter, _key
 
 AUTHORED_CLASS = re.compile(r"(?:^|[\s_-])comments?(?:$|[\s_-])")  # whole words
 DATE_IN_URL = re.compile(
@@ -146,13 +146,14 @@ def body_element(region: HtmlElement, kept: set[str]) -> HtmlElement | None:
 REGION, STORY, THREAD = "region", "story", "thread"
 
 
-def region_verdict(doc: HtmlElement, extracted: str, region: HtmlElement) -> str:
+def region_verdict(doc: HtmlElement, extracted: str, region: HtmlElement,
+                   page_links: PageLinks | None = None) -> str:
     """On an article, what to read (see the module): ``REGION``, the main ``region`` replaces
     trafilatura's ``extracted`` text; ``STORY``, trafilatura's text stands; ``THREAD``, the
     region is the comment thread of a discussion (``comment_thread``), which follows the
-    story."""
+    story. ``page_links``: the page's links, read from ``doc`` when not given."""
     lines = _lines(extracted)
-    links = {_key(a.text_content()) for a in doc.iter("a")} - {""}
+    links = (page_links or PageLinks(doc)).keys
     if link_share(lines, links) >= LINK_SHARE:
         return REGION
     kept = {key for key in map(_key, lines) if len(key) >= 20}
@@ -174,10 +175,11 @@ class StoryGate:
 
     doc: HtmlElement
     extracted: str
+    links: PageLinks | None = None
     thread: HtmlElement | None = None
 
     def __call__(self, region: HtmlElement) -> bool:
-        verdict = region_verdict(self.doc, self.extracted, region)
+        verdict = region_verdict(self.doc, self.extracted, region, self.links)
         if verdict == THREAD:
             self.thread = region
         return verdict == REGION
@@ -208,12 +210,14 @@ def comment_thread(region: HtmlElement, extracted: str) -> bool:
 LINK_RUN = 2
 
 
-def drop_link_runs(markdown: str, doc: HtmlElement) -> str:
+def drop_link_runs(markdown: str, doc: HtmlElement, page_links: PageLinks | None = None,
+                   ) -> str:
     """``markdown`` without runs of ``LINK_RUN`` or more lines in a row that are each the
-    whole text of one of the page's links (a "related", "latest" or category list), nor
-    the heading right before such a run."""
+    whole text of one of the page's links (``page_links``, read from ``doc`` when not
+    given: a "related", "latest" or category list), nor the heading right before such a
+    run."""
     lines = markdown.split("\n")
-    links = {_key(a.text_content()) for a in doc.iter("a")} - {""}
+    links = (page_links or PageLinks(doc)).keys
     marks = [bool(line.strip()) and _key(_MARKS.sub("", line).replace("**", "")) in links
              for line in lines]
     doomed: set[int] = set()

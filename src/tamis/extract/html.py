@@ -36,6 +36,7 @@ from tamis.extract.jsonld import ProductFacts, add_missing_facts, read_products
 from tamis.extract.markdown import Converter
 from tamis.extract.pagetype import ARTICLE_LD, classify
 from tamis.extract.region import (
+    PageLinks,
     RegionConverter,
     drop_docs_chrome,
     is_menu,
@@ -298,18 +299,19 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type)
+    links = PageLinks(doc)  # the tree is final: its links are read once, when needed
     article = bool(extracted) and _is_article(page_type, markup, url, extracted or "")
-    story = StoryGate(doc, extracted) if article and extracted else None
-    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type), story)
+    story = StoryGate(doc, extracted, links) if article and extracted else None
+    region = _region_instead(doc, extracted, REGION_RATIO.get(page_type), story, links)
     if region is not None and extracted and not article and is_dated(region):
         article = True  # a dateline on top of the main region: a news item, a blog post
-        story = StoryGate(doc, extracted)
+        story = StoryGate(doc, extracted, links)
         if not story(main_region(doc)):
             region = None
     if story is not None and story.thread is not None and extracted:
         # a discussion's comment thread follows the story (``articles.comment_thread``)
         comments = _tidy_region(RegionConverter().convert(story.thread), doc)
-        story_text = drop_empty_sections(drop_link_runs(extracted, doc))
+        story_text = drop_empty_sections(drop_link_runs(extracted, doc, links))
         return Extracted(title, normalize(f"{story_text}\n\n{comments}"), "region",
                          page_type, hidden)
     if region is not None:
@@ -317,10 +319,10 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
             region = normalize(drop_widget_lines(region, doc, on_region=True,
                                                  names=names, keep_body=True))
         if article:
-            region = normalize(drop_empty_sections(drop_link_runs(region, doc)))
+            region = normalize(drop_empty_sections(drop_link_runs(region, doc, links)))
         return Extracted(title, region, "region", page_type, hidden)
     if article and extracted:
-        extracted = drop_empty_sections(drop_link_runs(extracted, doc))
+        extracted = drop_empty_sections(drop_link_runs(extracted, doc, links))
     if extracted and page_type == "product":  # footer lines kept, spec tables dropped
         extracted = product_text(extracted, doc)
     if extracted:
@@ -345,7 +347,8 @@ def _tidy_region(region: str, doc: HtmlElement) -> str:
 
 
 def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None,
-                    story: StoryGate | None = None) -> str | None:
+                    story: StoryGate | None = None, links: PageLinks | None = None,
+                    ) -> str | None:
     """The main region's text when it replaces trafilatura's ``extracted``, else None: on
     the types ``REGION_RATIO`` lists, when it is longer than ``ratio`` times it (on an
     article, only when ``story`` agrees: asked before the region is converted), and on
@@ -364,7 +367,7 @@ def _region_instead(doc: HtmlElement, extracted: str | None, ratio: float | None
             tidied = _tidy_region(region, doc)
             if tidied and len(tidied) > needed:
                 return tidied
-    if not extracted or not is_menu(extracted, doc):
+    if not extracted or not is_menu(extracted, doc, links):
         return None
     if not region:  # not converted yet: too short to be longer than needed
         region = region_markdown(doc)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from lxml.html import HtmlElement
 
@@ -146,26 +146,42 @@ def _key(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-def is_menu(markdown: str, doc: HtmlElement) -> bool:
+class PageLinks:
+    """The texts of the page's links, read once for the readers that compare the text's
+    lines with them (``is_menu``, ``articles``): the tree no longer changes by then."""
+
+    def __init__(self, doc: HtmlElement) -> None:
+        self.doc = doc
+
+    @cached_property
+    def texts(self) -> list[str]:
+        return [a.text_content() for a in self.doc.iter("a")]
+
+    @cached_property
+    def keys(self) -> set[str]:
+        """The links' texts as line keys (``_key``), the empty one left out."""
+        return {_key(text) for text in self.texts} - {""}
+
+
+def is_menu(markdown: str, doc: HtmlElement, links: PageLinks | None = None) -> bool:
     """True when at least ``MENU_SHARE`` of the text's lines (and ``MENU_MIN_LINES`` or more)
-    are each exactly the text of one of the page's links: a reader that kept the site's
-    menus instead of the page's content."""
+    are each exactly the text of one of the page's links (``links``, read from ``doc`` when
+    not given): a reader that kept the site's menus instead of the page's content."""
     lines = [_key(_LINE_MARKS.sub("", line)) for line in markdown.split("\n")]
     lines = [line for line in lines if line]
     if len(lines) < MENU_MIN_LINES:
         return False
-    texts = [a.text_content() for a in doc.iter("a")]
+    links = links or PageLinks(doc)
     # A line that is a link's key has each of its words in that link's lowercased text: a
     # bound that needs no key per link, and rules out most texts after a few lines
-    joined = "\n".join(text.lower() for text in texts)
+    joined = "\n".join(text.lower() for text in links.texts)
     misses = 0
     for line in lines:
         if not all(word in joined for word in line.split(" ")):
             misses += 1
             if len(lines) - misses < MENU_SHARE * len(lines):
                 return False
-    links = {_key(text) for text in texts}
-    return sum(line in links for line in lines) >= MENU_SHARE * len(lines)
+    return sum(line in links.keys for line in lines) >= MENU_SHARE * len(lines)
 
 
 DOCS_CHROME_WORDS = frozenset({"sidebar", "toc"})
