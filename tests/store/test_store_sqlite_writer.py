@@ -61,7 +61,7 @@ def test_a_write_returns_while_another_process_holds_the_lock(held) -> None:
     assert SQLiteStore(path).get("ns", "k") is None
 
     other.execute("ROLLBACK")  # the lock is free: the writer commits
-    pending.wait()
+    pending.result()
     assert SQLiteStore(path).get("ns", "k") == b"v"  # what another process sees
     assert store.written() is None  # nothing left to wait for
     store.close()
@@ -75,10 +75,10 @@ def test_written_calls_back_once_committed(tmp_path: Path) -> None:
     called = threading.Event()
     pending = store.written()
     assert pending is not None
-    pending.add_done_callback(called.set)
+    pending.add_done_callback(lambda _: called.set())
     assert called.wait(WAIT)
     seen: list[int] = []
-    pending.add_done_callback(lambda: seen.append(1))  # done already: called at once
+    pending.add_done_callback(lambda _: seen.append(1))  # done already: called at once
     assert seen == [1]
     assert SQLiteStore(tmp_path / "s.sqlite3").get("ns", "a") == b"1"
     store.close()

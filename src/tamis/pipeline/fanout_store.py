@@ -13,11 +13,15 @@ import json
 import logging
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_ascii=False
+from typing import TYPE_CHECKING
 
 from tamis.backends.base import Adapter, Parsed
 from tamis.models import Note, RawHit, SearchRequest
 from tamis.redact import scrub
-from tamis.store.base import Store, Written
+from tamis.store.base import Store
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
 
 CACHE_NAMESPACE = "answers"
 STALE_SECONDS = 86400.0  # how long an expired answer may still stand in for a failed line
@@ -66,7 +70,7 @@ class GuardedStore:
         except Exception as exc:
             self._fail(exc)
 
-    def written(self) -> Written | None:
+    def written(self) -> Future[None] | None:
         written = getattr(self.store, "written", None)
         return written() if written is not None else None
 

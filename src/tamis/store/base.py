@@ -1,6 +1,6 @@
 """The store interface and the function that opens the right implementation for a URL.
 
-The interface itself (``Store``, ``Written``: typing Protocols) is in ``tamis.store.protocol``
+The interface itself (``Store``: a typing Protocol) is in ``tamis.store.protocol``
 and is named here too, imported on first use: a CLI repeat opens its store through this
 module and never imports typing (nor pathlib: paths here are strings).
 """
@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 from tamis.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
     from pathlib import Path
 
-    from tamis.store.protocol import Store, Written
+    from tamis.store.protocol import Store
 
 
 def __getattr__(name: str) -> object:
-    if name in ("Store", "Written"):
+    if name == "Store":
         from tamis.store import protocol
 
         return getattr(protocol, name)
@@ -57,7 +58,7 @@ class MemoryStore:
         self._data[(namespace, key)] = (str(count).encode(), expires)
         return count
 
-    def written(self) -> Written | None:
+    def written(self) -> Future[None] | None:
         return None  # one process: nothing to wait for
 
     def flush(self) -> None:

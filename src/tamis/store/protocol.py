@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-
-class Written(Protocol):
-    """Done once the writes made before it are visible to other processes."""
-
-    def wait(self) -> None: ...
-
-    def add_done_callback(self, callback: Callable[[], object]) -> None:
-        """Call ``callback`` (in any thread) once done; at once when done already."""
-        ...
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
 
 
 @runtime_checkable
@@ -31,7 +23,7 @@ class Store(Protocol):
         (fixed-window rate limits shared by every process on the store)."""
         ...
 
-    def written(self) -> Written | None:
+    def written(self) -> Future[None] | None:
         """Done once every write made so far is visible to other processes; None
         when that is so already (a store that writes in the caller's thread)."""
         ...

@@ -35,6 +35,7 @@ from tamis.store.writes import wrote
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
+    from concurrent.futures import Future
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (
@@ -53,42 +54,6 @@ READ = "SELECT value, expires FROM kv WHERE namespace=? AND key=?"
 PURGE_EVERY = 500  # writes
 BUSY_TIMEOUT = 10  # seconds a connection waits for another process's lock
 _STOP = object()
-
-class Done:
-    """Done once the writes queued before it are committed (``Store.written``); or the count
-    of an ``incr``. A threading event with callbacks: ``concurrent.futures`` would cost a CLI
-    call its import."""
-
-    __slots__ = ("_callbacks", "_event", "_failure", "result")
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._callbacks: list[Callable[[], object]] = []
-        self._failure: BaseException | None = None
-        self.result: Any = None
-
-    def wait(self) -> None:
-        self._event.wait()
-        if self._failure is not None:
-            raise self._failure
-
-    def add_done_callback(self, callback: Callable[[], object]) -> None:
-        with _callbacks_lock:
-            if not self._event.is_set():
-                self._callbacks.append(callback)
-                return
-        callback()
-
-    def finish(self, result: Any = None, failure: BaseException | None = None) -> None:
-        self.result, self._failure = result, failure
-        with _callbacks_lock:
-            self._event.set()
-            callbacks, self._callbacks = self._callbacks, []
-        for callback in callbacks:
-            callback()
-
-
-_callbacks_lock = threading.Lock()
 
 # A write not committed yet: (value, expires); value None is a delete.
 Pending = tuple[bytes | None, float | None]
@@ -157,29 +122,32 @@ class SQLiteStore:
         self._raise_failure()  # an earlier batch's, said once (this write is queued)
 
     def incr(self, namespace: str, key: str, ttl: float) -> int:
-        done = Done()
+        from concurrent.futures import Future  # not at import: a CLI repeat never writes
+
+        done: Future[int] = Future()
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
             self._start()
             self._queue.put(("incr", namespace, key, ttl, done))
-        done.wait()
-        return int(done.result)
+        return done.result()
 
-    def written(self) -> Done | None:
+    def written(self) -> Future[None] | None:
         """Done when every write made so far is committed; None when none is pending."""
+        from concurrent.futures import Future
+
         with self._lock:
             if not self._pending or self._writer is None:
                 return None
-            done = Done()
-            self._queue.put(done)
+            done: Future[None] = Future()
+            self._queue.put(("written", done))
             return done
 
     def flush(self) -> None:
         """Wait until every write made so far is committed; raise what stopped one."""
         done = self.written()
         if done is not None:
-            done.wait()
+            done.result()
         self._raise_failure()
 
     def close(self) -> None:
@@ -242,13 +210,13 @@ class _Writer:
                     except queue.Empty:
                         break
                 batch: list[tuple[tuple[str, str], Pending]] = []
-                waiting: list[Done] = []
+                waiting: list[Future[None]] = []
                 stop = False
                 for item in items:
                     if item is _STOP:
                         stop = True
-                    elif isinstance(item, Done):
-                        waiting.append(item)
+                    elif item[0] == "written":
+                        waiting.append(item[1])
                     elif item[0] == "incr":
                         self.commit(batch)
                         batch = []
@@ -257,7 +225,7 @@ class _Writer:
                         batch.append(item)
                 self.commit(batch)
                 for done in waiting:
-                    done.finish()
+                    _settle(done, lambda: None)
                 if stop:
                     return
         finally:
@@ -301,7 +269,7 @@ class _Writer:
         if store is not None:
             store._committed(batch, failure)
 
-    def incr(self, namespace: str, key: str, ttl: float, done: Done) -> None:
+    def incr(self, namespace: str, key: str, ttl: float, done: Future[int]) -> None:
         now = time.time()
 
         def count(db: sqlite3.Connection) -> int:
@@ -313,10 +281,18 @@ class _Writer:
             db.execute(PUT, (namespace, key, str(count).encode(), expires))
             return count
 
-        try:
-            done.finish(self.transaction(count))
-        except Exception as exc:
-            done.finish(failure=exc)
+        _settle(done, lambda: self.transaction(count))
+
+
+def _settle(done: Future[Any], work: Callable[[], Any]) -> None:
+    """``done`` given what ``work()`` returns or raises, unless its waiter cancelled it (a
+    request that went away: ``asyncio.wrap_future`` cancels what it waited for)."""
+    if not done.set_running_or_notify_cancel():
+        return
+    try:
+        done.set_result(work())
+    except Exception as exc:
+        done.set_exception(exc)
 
 
 def _stop(jobs: queue.SimpleQueue[Any], writer: threading.Thread) -> None:

@@ -10,13 +10,10 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
-
-    class _Written(Protocol):
-        def add_done_callback(self, callback: Callable[[], object]) -> None: ...
+    from concurrent.futures import Future
 
     class _Writing(Protocol):
-        def written(self) -> _Written | None: ...
+        def written(self) -> Future[None] | None: ...
 
 
 # The stores written to by the work this context runs (``track_writes``): a list shared with
@@ -42,21 +39,9 @@ def wrote(store: _Writing) -> None:
 async def settled(stores: list[_Writing]) -> None:
     """Wait, without blocking the event loop, until what ``stores`` were given so far is
     visible to other processes (``track_writes``' list: only what this work wrote waits)."""
+    import asyncio
+
     for store in stores:
         pending = store.written()
         if pending is not None:
-            await _done(pending)
-
-
-async def _done(pending: _Written) -> None:
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
-
-    def resolve() -> None:
-        if not done.done():  # not cancelled meanwhile
-            done.set_result(None)
-
-    pending.add_done_callback(lambda: loop.call_soon_threadsafe(resolve))
-    await done
+            await asyncio.wrap_future(pending)
