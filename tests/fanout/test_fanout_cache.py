@@ -9,8 +9,7 @@ from watched_store import WatchedStore
 
 from tamis.backends.registry import make_adapter
 from tamis.models import SearchRequest
-from tamis.pipeline.fanout import CACHE_NAMESPACE
-from tamis.pipeline.fanout_store import cache_key
+from tamis.pipeline.fanout_store import CACHE_NAMESPACE, cache_key
 from tamis.policy.schema import LineConfig
 from tamis.store.base import MemoryStore
 from tamis.store.sqlite import SQLiteStore

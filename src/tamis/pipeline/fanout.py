@@ -58,9 +58,7 @@ from tamis.pipeline.fanout_read import (  # MAX_ANSWER_BYTES: the size tests rea
     error_answer,
     read_capped,
 )
-from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-exported
-    CACHE_NAMESPACE,  # noqa: F401
-    STALE_SECONDS,  # noqa: F401
+from tamis.pipeline.fanout_store import (
     Cached,
     GuardedStore,
     cache_key,
@@ -70,7 +68,7 @@ from tamis.pipeline.fanout_store import (  # CACHE_NAMESPACE, STALE_SECONDS: re-
     stale_note,
 )
 from tamis.policy.defaults import TIMEOUT
-from tamis.redact import scrub
+from tamis.redact import scrub  # re-exported: the stages import it from here
 from tamis.store.base import MemoryStore, Store
 
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
@@ -99,11 +97,6 @@ class FanoutContext:
     now: Callable[[], float] = time.time
     rng: random.Random | None = None
     max_answer_bytes: int = MAX_ANSWER_BYTES
-
-
-# -- secrets -----------------------------------------------------------------------------
-# ``scrub`` is the one redaction mechanism (tamis.redact); re-exported here for the stages
-# that import it from the fan-out.
 
 
 # -- one line ------------------------------------------------------------------------------------
@@ -348,19 +341,15 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
                     message=f"no answer within the {ctx.timeout:g} s deadline; the other"
                             " lines' answers are kept")
         missed = Failure("deadline", late.message)
+        status, hits, notes = "timeout", [], [*run.notes, late]
         if run.stale is not None:
-            answers.append(LineAnswer(
-                line=adapter.name, order=order, status=run.stale.status,
-                hits=run.stale.hits, cached=True, seconds=elapsed,
-                required=adapter.line.required, weight=adapter.line.weight,
-                notes=[*run.notes, late,
-                       stale_note(adapter.name, run.stale, "missed the deadline")],
-                outcome=outcome(run.stale.status, elapsed, run, missed)))
-            continue
+            status, hits = run.stale.status, run.stale.hits
+            notes.append(stale_note(adapter.name, run.stale, "missed the deadline"))
         answers.append(LineAnswer(
-            line=adapter.name, order=order, status="timeout", seconds=elapsed,
-            required=adapter.line.required, weight=adapter.line.weight,
-            notes=[*run.notes, late], outcome=outcome("timeout", elapsed, run, missed)))
+            line=adapter.name, order=order, status=status, hits=hits,
+            cached=run.stale is not None, seconds=elapsed, required=adapter.line.required,
+            weight=adapter.line.weight, notes=notes,
+            outcome=outcome(status, elapsed, run, missed)))
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     return answers

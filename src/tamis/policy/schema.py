@@ -10,23 +10,15 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-# The value checks live in tamis.policy.checks (re-exported: older imports name schema).
-from tamis.policy.checks import (  # noqa: F401
-    ENV_NAME,
+from tamis.policy.checks import (
     KEY_NAMES,
-    NUMBER_LIMIT,
-    SECRET_PREFIXES,
-    bounded_number,
     check_env_name,
-    check_hosts,
     check_networks,
     check_url,
     key_in_text,
     key_in_url,
     key_refusal,
     key_shapes,
-    looks_like_secret,
-    url_problem,
 )
 from tamis.policy.schema_base import Hosts, Strict
 from tamis.policy.schema_policy import (  # noqa: F401  (the policy section, re-exported)
