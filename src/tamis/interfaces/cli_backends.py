@@ -14,13 +14,12 @@ import os
 import click
 
 from tamis.errors import TamisError
-from tamis.interfaces.cli_common import friendly_errors
+from tamis.interfaces.cli_common import config_option, friendly_errors
 
 
 @click.command("backends",
                short_help="List every line, its endpoint, and whether each key is set.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
+@config_option
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of text.")
 @click.option("--types", "types", is_flag=True,
               help="List every backend type tamis knows instead: key, endpoint, what it"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tamis.interfaces.cli_common import friendly_errors
+from tamis.interfaces.cli_common import config_option, friendly_errors
 
 if TYPE_CHECKING:
     from tamis.policy.lists.load import ListStatus
@@ -27,11 +27,6 @@ def _load(config_path: str | None):  # type: ignore[no-untyped-def]
     loaded = load_config(config_path)  # a ConfigError is friendly_errors' one line
     path = Path(loaded.source)
     return loaded, (path.parent if path.is_file() else None)
-
-
-config_option = click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
-    help="Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml).")
 
 
 @click.group("lists", short_help="Community lists: fetch them (update), see what each holds"

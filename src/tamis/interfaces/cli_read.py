@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tamis.interfaces.cli_common import friendly_errors
+from tamis.interfaces.cli_common import config_option, friendly_errors
 
 if TYPE_CHECKING:
     from tamis.extract import ReadResponse
@@ -53,8 +53,7 @@ async def _read(url: str, config_path: str | None, max_chars: int | None, start:
 @click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
               help="Offset in the page text (pass the previous answer's next_start).")
 @click.option("--query", default=None, help="Return the passages most relevant to this.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Config file (default: $TAMIS_CONFIG, then the user config).")
+@config_option
 @click.option("--format", "output", type=click.Choice(["json", "markdown"]), default="json",
               show_default=True)
 @friendly_errors

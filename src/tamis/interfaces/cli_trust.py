@@ -17,17 +17,18 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli_common import QueryCommand, failure_message, friendly_errors
+from tamis.interfaces.cli_common import (
+    QueryCommand,
+    config_option,
+    failure_message,
+    friendly_errors,
+)
 from tamis.interfaces.tables import print_comparison, styled, table
-
-CONFIG_HELP = ("Config file (default: $TAMIS_CONFIG, then ~/.config/tamis/config.yaml, then"
-               " built-in).")
 
 
 @click.command("check", short_help="Check the stack: every line's health and the ranking-quality"
                " guard.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help=CONFIG_HELP)
+@config_option
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON on stdout.")
 @click.option("--guard-only", is_flag=True,
               help="Only the ranking-quality guard: do not probe the lines.")
@@ -143,8 +144,7 @@ def print_report(report: Any) -> None:
                short_help="Raw backend order beside tamis order: what moved, was dropped,"
                " and why.")
 @click.argument("query")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help=CONFIG_HELP)
+@config_option
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
 @click.option("--replay", type=click.Path(file_okay=False), default=None,
               help="Answer from a folder of recordings (tamis check --record) offline.")
