@@ -8,10 +8,11 @@ from this file and real output is validated against it in the tests. ``Candidate
 dataclass: the pipeline builds it for every merged page and nothing outside ever sends one.
 """
 
-from __future__ import annotations
+# Annotations are objects here (no __future__ import): pydantic reads them when each model
+# class is made, and strings it would first have to compile and evaluate.
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -62,7 +63,7 @@ class RawHit(Model):
     published: str | None = None
 
     @model_validator(mode="after")
-    def _one_position_per_engine(self) -> RawHit:
+    def _one_position_per_engine(self) -> Self:
         """Parallel lists; an engine named twice keeps its best position, once."""
         if len(self.positions) != len(self.engines):
             raise ValueError(f"{len(self.engines)} engines but {len(self.positions)} positions:"

@@ -4,9 +4,10 @@ Unknown keys are errors (``extra="forbid"``) so that a typo never silently does 
 Defaults live in ``default.yaml`` beside this file, not here: the YAML is the policy.
 """
 
-from __future__ import annotations
+# Annotations are objects here (no __future__ import): pydantic reads them when each model
+# class is made, and strings it would first have to compile and evaluate.
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -108,7 +109,7 @@ class LineConfig(Strict):
         return v
 
     @model_validator(mode="after")
-    def _required_is_enabled(self) -> LineConfig:
+    def _required_is_enabled(self) -> Self:
         if self.required and not self.enabled:
             raise ValueError("a line cannot be both required and enabled: false (a search"
                              " would always fail); drop one of them")
@@ -286,7 +287,7 @@ class Config(Strict):
         return v
 
     @model_validator(mode="after")
-    def _unique_line_names(self) -> Config:
+    def _unique_line_names(self) -> Self:
         seen: set[str] = set()
         for line in self.backends:
             if line.name in seen:

@@ -1,6 +1,7 @@
 """The base of every config model: unknown keys are errors, every number is bounded."""
 
-from __future__ import annotations
+# Annotations are objects here (no __future__ import): pydantic reads them when each model
+# class is made, and strings it would first have to compile and evaluate.
 
 from typing import Annotated, Any
 

@@ -3,10 +3,11 @@ intent and the exceptions it lifts, source types, URL normalisation (tracking pa
 redirect wrappers) and community lists. Defaults live in ``default.yaml``.
 """
 
-from __future__ import annotations
+# Annotations are objects here (no __future__ import): pydantic reads them when each model
+# class is made, and strings it would first have to compile and evaluate.
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -113,7 +114,7 @@ class Wrapper(Strict):
     ad: bool = Field(default=False, description="A paid ad click: dropped as 'ad_click'")
 
     @model_validator(mode="after")
-    def _one_target(self) -> Wrapper:
+    def _one_target(self) -> Self:
         ways = sum([bool(self.param), self.path_marker is not None,
                     self.tail_marker is not None, self.whole_query])
         if ways != (0 if self.ad else 1):
@@ -218,7 +219,7 @@ class ListEntry(Strict):
         return v
 
     @model_validator(mode="after")
-    def _rewrite(self) -> ListEntry:
+    def _rewrite(self) -> Self:
         if self.action == "rewrite" and not self.rewrite_to:
             raise ValueError(f"list {self.name!r}: action rewrite needs rewrite_to (a host)")
         if self.rewrite_to is not None:
@@ -245,7 +246,7 @@ class Policy(Strict):
     lists: list[ListEntry] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique_list_names(self) -> Policy:
+    def _unique_list_names(self) -> Self:
         names = [x.name for x in self.lists]
         for name in names:
             if names.count(name) > 1:
