@@ -6,7 +6,7 @@ bodies are fetched again from the source only for the few candidates that need c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 NodeId = int | str
@@ -66,15 +66,6 @@ class PairEvidence:
     body_similarity: float
     connected: bool | None = None  # already joined by an edge (None: the source has no edges)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "title_similarity": self.title_similarity,
-            "body_similarity": self.body_similarity,
-            "connected": self.connected,
-        }
-
 
 @dataclass(slots=True)
 class Item:
@@ -130,7 +121,7 @@ class Item:
             out["first_created"] = self.first_created
             out["last_created"] = self.last_created
         if self.pairs:
-            out["evidence"]["pairs"] = [p.to_dict() for p in self.pairs]
+            out["evidence"]["pairs"] = [asdict(p) for p in self.pairs]
         if self.added_ids:
             out["added_ids"] = self.added_ids
         return out
@@ -143,9 +134,6 @@ class Vanished:
     key: str
     verdict: str
     ids: list[NodeId]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "verdict": self.verdict, "ids": self.ids}
 
 
 @dataclass(slots=True)
@@ -174,6 +162,6 @@ class Report:
             "source": self.source.to_dict(),
             "counts": self.counts(),
             "items": [item.to_dict() for item in self.items],
-            "vanished": [v.to_dict() for v in self.vanished],
+            "vanished": [asdict(v) for v in self.vanished],
             "compared_with_previous": self.previous_report,
         }
