@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from tamis.redact import value_problem
 from tamis.store.base import Store
@@ -51,8 +52,7 @@ class Key:
         return f"Key(env={self.env!r})"
 
 
-@dataclass(frozen=True)
-class Rest:
+class Rest(NamedTuple):
     """A key put to rest: until when (epoch seconds) and why."""
 
     env: str

@@ -43,7 +43,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -221,8 +221,7 @@ async def _ask_http(adapter: Adapter, request: SearchRequest, ctx: FanoutContext
                       status=last.status, kind=last.kind)
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(NamedTuple):
     """Why a line's ask failed, as the ``LineOutcome`` will say it."""
 
     kind: str

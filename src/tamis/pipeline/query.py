@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _WORD = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -36,8 +36,7 @@ def fold(text: str) -> str:
     return _MARKS.sub("", unicodedata.normalize("NFKD", text.lower()))
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedQuery:
+class ParsedQuery(NamedTuple):
     words: tuple[str, ...]  # the words to match, lower case (accents kept), no operators
     phrases: tuple[tuple[str, ...], ...]  # each quoted phrase of 2+ words, accents folded
     excluded_words: tuple[str, ...]  # -word

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tamis.errors import ConfigError
 from tamis.policy import files, snapshot
@@ -28,8 +27,7 @@ if TYPE_CHECKING:
     from tamis.store.base import Store
 
 
-@dataclass(frozen=True)
-class LoadedConfig:
+class LoadedConfig(NamedTuple):  # NamedTuples: a frozen dataclass costs ~0.5 ms at import
     """The effective config and where it came from."""
 
     config: Config
@@ -91,8 +89,7 @@ def _format_error(
     return f"{where}: key '{key}': {msg}"
 
 
-@dataclass(frozen=True)
-class ReadConfig:
+class ReadConfig(NamedTuple):
     """A config read and validated against the schema, before the lines of the environment
     complete it (``tamis.settings.load_config`` does that, and checks the lines)."""
 
