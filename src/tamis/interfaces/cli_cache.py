@@ -14,35 +14,24 @@ path, which reports errors as always: the fast path never fails and never prints
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tamis.store import answers
 
-# A repeat imports none of typing, dataclasses or pathlib (``tamis.policy.files``): with
-# them, a third more CPU. A test holds it.
+# A repeat imports neither dataclasses nor pathlib (``tamis.policy.files``): with them, a
+# third more CPU. A test holds it.
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
 
 
-class Lookup:
-    """What the store holds for this call (see ``lookup``). A plain class: a dataclass
-    would import ``dataclasses`` (and ``inspect``), a fifth of a repeat's CPU."""
+class Lookup(NamedTuple):
+    """What the store holds for this call (see ``lookup``)."""
 
-    __slots__ = ("answer", "config_hash", "fingerprint", "store", "store_url")
-
-    def __init__(self, fingerprint: str | None, answer: dict[str, Any] | None = None,
-                 store: Any = None, store_url: str | None = None,
-                 config_hash: str | None = None) -> None:
-        self.fingerprint = fingerprint  # None: no fast path for this config
-        self.answer = answer  # the stored answer, marked cached
-        self.store = store  # on a miss: the store, still open, for the search to use
-        self.store_url = store_url
-        self.config_hash = config_hash  # on a miss: the effective config's hash, when noted
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in (
-            "fingerprint", "answer", "store", "store_url", "config_hash"))
-        return f"Lookup({shown})"
+    fingerprint: str | None  # None: no fast path for this config
+    answer: dict[str, Any] | None = None  # the stored answer, marked cached
+    store: Any = None  # on a miss: the store, still open, for the search to use
+    store_url: str | None = None
+    config_hash: str | None = None  # on a miss: the effective config's hash, when noted
 
 
 def environment_material(env: Mapping[str, str]) -> list[list[str]]:

@@ -107,9 +107,6 @@ class ListMatcher:
     def __len__(self) -> int:
         return self.rule_count
 
-    def host_count(self) -> int:
-        return sum(len(d) for d in self.host_dicts) + len(self.hosts)
-
     def match(self, host: str, url: str, path_query: str, scheme: str) -> list[ListMatch]:
         """What every list says of one URL: at most one match per list, in list order."""
         found: dict[int, tuple[int, bool, str | None]] = {}  # list -> line, important, text
