@@ -115,15 +115,14 @@ class ZeroConfig(NamedTuple):
         return LineConfig(name=name, base_url=base_url, api_key_env=key_env)
 
 
-@dataclass
-class HttpRequest:
+class HttpRequest(NamedTuple):
     """A request an adapter asks its backend, as the fan-out sends it."""
 
     method: Literal["GET", "POST"]
     url: str
+    headers: dict[str, str]
     params: dict[str, Any] | None = None
     json: dict[str, Any] | None = None
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -11,9 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
 from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_ascii=False
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tamis.backends.base import Adapter, Parsed
 from tamis.models import Note, RawHit, SearchRequest
@@ -101,8 +100,7 @@ def cache_key(adapter: Adapter, request: SearchRequest) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-@dataclass
-class Cached:
+class Cached(NamedTuple):
     status: str
     hits: list[RawHit]
     notes: list[Note]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from pydantic import ValidationInfo
 
@@ -22,14 +22,13 @@ SECRET_PREFIXES = ("sk-", "pk-", "ghp_", "gho_", "xoxb-", "AIza")
 EXAMPLE_VARIABLE = "MY_SEARCH_API_KEY"  # the hint of a line whose adapter names no variable
 
 
-@dataclass(frozen=True)
-class KeyShapes:
+class KeyShapes(NamedTuple):
     """What the backends declare of their keys (``tamis.backends.registry.key_shapes``), given
     to the config's validation as pydantic's context (``{"key_shapes": ...}``): the prefixes
     their keys start with, and the variable each line type reads its key from (the hint)."""
 
     prefixes: tuple[str, ...] = ()
-    variables: Mapping[str, str] = field(default_factory=dict)
+    variables: Mapping[str, str] = MappingProxyType({})  # read-only: one shared default
 
 
 def key_shapes(info: ValidationInfo) -> KeyShapes:
