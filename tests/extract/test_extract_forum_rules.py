@@ -263,3 +263,57 @@ def test_xenforo_1_and_fluxbb_threads_give_every_post() -> None:
     assert flux.markdown.split("\n\n---\n\n") == [
         "**chunix64**:\nWhy did the ISO grow from 800 MB to 1.4 GB?",
         "**nl6720**:\nThe boot loader changed, so the kernel is there twice."]
+
+
+# A CMS's question page under a forum URL (WordPress-style theme): one post, then the
+# site's comment section headed "Replies". No forum software, no thread declared.
+CMS_REPLY = """<li class="comments__list-item" id="comment-{n}">
+ <div class="comments__list-item__copy"><span class="comments__list-item__comment-info">
+  <a class="author" href="/profile/member{n}">member{n}</a> <span class="separator">|</span>
+  <time class="comments__date">Mar {n}, 2006</time> <a href="#comment-{n}">#{n}</a></span>
+ <div class="comments__list-item__text"><p>{text}</p></div></div></li>"""
+CMS_REPLIES = (
+    "I started with a birdhouse from scrap pine and a borrowed handsaw, then a bookshelf.",
+    "Take an evening class at the community college: the shop there has every machine.")
+CMS_QUESTION = """<html><head><title>Getting started - Discussion Forum</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/projects">Projects</a></nav></header>
+<main><article><h1>Getting started</h1>
+ <div class="question__info"><a class="author" href="/profile/asker">asker</a>
+  | Posted in <a href="/discussion-forum/general">General Discussion</a></div>
+ <div class="question__body" id="article-body">
+  <p>I have done crown molding and built a deck, so I own a circular saw and a miter saw,
+  and now I would like to make furniture. None of my friends work wood.</p>
+  <p>How did you get started as a woodworker, and what is a good first project?</p></div>
+ <div class="comments question__replies"><div class="comments__wrapper">
+  <h3 class="comments__heading">Replies</h3><ol class="comments__list">{replies}</ol>
+ </div></div></article></main><footer><a href="/privacy">Privacy</a></footer></body></html>"""
+
+
+def test_a_comment_section_under_one_post_is_not_the_thread() -> None:
+    replies = "".join(CMS_REPLY.format(n=n, text=text) for n, text in enumerate(CMS_REPLIES, 1))
+    page = extract_page(CMS_QUESTION.format(replies=replies),
+                        "https://www.example.org/forum/getting-started")
+    assert page.page_type == "forum"
+    assert "what is a good first project?" in page.markdown
+    assert "birdhouse" not in page.markdown and "evening class" not in page.markdown
+
+
+# A thread that declares itself (JSON-LD DiscussionForumPosting) with its posts in
+# containers named like a comment section: they are the thread.
+DECLARED_THREAD = """<html><head><title>Chisels for dovetails</title>
+<script type="application/ld+json">{{"@context": "https://schema.org",
+ "@type": "DiscussionForumPosting", "headline": "Chisels for dovetails"}}</script>
+</head><body><main><h1>Chisels for dovetails</h1><div class="comment-list">{posts}</div>
+</main></body></html>"""
+DECLARED_POSTS = (
+    "Which chisel set should a beginner buy for cutting dovetails in hard maple boards?",
+    "Narex chisels are cheap and hold an edge well enough; hone them before first use.")
+
+
+def test_posts_in_comment_containers_of_a_declared_thread_are_kept() -> None:
+    posts = "".join(f'<div class="comment" id="c{n}"><span class="user">user{n}</span>'
+                    f"<p>{text}</p></div>" for n, text in enumerate(DECLARED_POSTS, 1))
+    page = extract_page(DECLARED_THREAD.format(posts=posts),
+                        "https://forum.example.org/t/chisels-for-dovetails/42")
+    assert page.page_type == "forum"
+    assert "beginner buy" in page.markdown and "Narex chisels" in page.markdown

@@ -47,7 +47,7 @@ from tamis.extract.shop import drop_shop_chrome, product_text
 from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import extract_structured
-from tamis.extract.threadtext import drop_repeated_lines, page_description
+from tamis.extract.threadtext import declares_thread, drop_repeated_lines, page_description
 from tamis.extract.visibility import PageNames, strip_hidden
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
@@ -126,12 +126,14 @@ def _title(doc: HtmlElement | None, text: str) -> str:
 
 
 # trafilatura settings per page type: articles and docs favour recall without comments
-# (the reader wants the body); threads keep comments (the replies are the answers); shop
-# and landing pages keep trafilatura's defaults, which measured best on them.
+# (the reader wants the body); a thread no forum reader took (``structured``) keeps its
+# comment sections only when the page declares a thread (``threadtext.declares_thread``:
+# its replies are the answers); shop and landing pages keep trafilatura's defaults, which
+# measured best on them.
 TYPE_OPTIONS: dict[str, dict[str, bool]] = {
     "article": {"include_comments": False, "favor_recall": True},
     "documentation": {"include_comments": False, "favor_recall": True},
-    "forum": {"include_comments": True, "favor_recall": False},
+    "forum": {"include_comments": False, "favor_recall": False},
 }
 DEFAULT_OPTIONS = {"include_comments": True, "favor_recall": False}
 
@@ -194,13 +196,16 @@ def plain_code(doc: HtmlElement) -> None:
 
 
 def with_trafilatura(doc: HtmlElement | str, url: str | None, page_type: str = "article",
-                     ) -> str | None:
+                     comments: bool = False) -> str | None:
+    """trafilatura's markdown, ``page_type``'s options; ``comments``: keep comment sections."""
     module = trafilatura_module()
     if module is None:
         return None
     if isinstance(doc, str):
         doc = _XML_DECL.sub("", doc, count=1)
     options = TYPE_OPTIONS.get(page_type, DEFAULT_OPTIONS)
+    if comments:
+        options = {**options, "include_comments": True}
     try:
         result = module.extract(
             doc, url=url, output_format="markdown", include_tables=True,
@@ -228,6 +233,7 @@ class Markup:
     signals: Signals
     names: PageNames
     authored: bool
+    thread: bool  # the page declares a discussion thread (``declares_thread``)
 
 
 def _prepared(text: str, url: str | None) -> tuple[
@@ -245,7 +251,8 @@ def _prepared(text: str, url: str | None) -> tuple[
     signals = read_signals(doc)  # once, for the classifier and the structured readers
     kind = classify(doc, url, products.count, products.types, signals)
     authored = signals.author or bool(products.types & ARTICLE_LD)
-    return doc, title, hidden, kind, products.facts, Markup(signals, seen, authored)
+    thread = declares_thread(products.types, signals.item_types)
+    return doc, title, hidden, kind, products.facts, Markup(signals, seen, authored, thread)
 
 
 def page_type(text: str, url: str | None = None) -> str:
@@ -298,7 +305,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
     elif page_type in SHOP_TYPES:
         drop_shop_chrome(doc, product=page_type == "product")
     plain_code(doc)
-    extracted = with_trafilatura(doc, url, page_type)
+    extracted = with_trafilatura(doc, url, page_type, markup.thread and page_type == "forum")
     links = PageLinks(doc)  # the tree is final: its links are read once, when needed
     article = bool(extracted) and _is_article(page_type, markup, url, extracted or "")
     story = StoryGate(doc, extracted, links) if article and extracted else None

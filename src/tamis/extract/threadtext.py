@@ -1,6 +1,7 @@
 """A forum page's text when no structured reader took it: trafilatura's, with a reply it gave
 twice given once (``drop_repeated_lines``), or the page's own summary when a script renders
-the thread (``page_description``). Product pages use the first too (``shop``).
+the thread (``page_description``); its comment sections kept only on a page that declares
+a thread (``declares_thread``). Product pages use the first too (``shop``).
 """
 
 from __future__ import annotations
@@ -8,6 +9,20 @@ from __future__ import annotations
 import re
 
 from lxml.html import HtmlElement
+
+THREAD_TYPE = "DiscussionForumPosting"
+
+
+def declares_thread(ld_types: frozenset[str], item_types: tuple[str, ...]) -> bool:
+    """Whether the page says it is a discussion thread (schema.org ``DiscussionForumPosting``
+    in its JSON-LD, lowercased ``ld_types``, or its microdata ``item_types``). There the
+    replies may sit in containers named like comment sections and are the thread's posts;
+    on a forum page without it, a comment list under one post (a CMS's "Replies" block) is
+    that post's comments, as on an article. trafilatura draws the same line from the
+    JSON-LD, which tamis's hidden-text cut removes before trafilatura reads the tree."""
+    return THREAD_TYPE.lower() in ld_types or any(
+        value.rstrip("/").endswith(THREAD_TYPE) for value in item_types)
+
 
 REPEAT_MIN_CHARS = 40
 REPEAT_SCAN_CHARS = 200_000
