@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
 
@@ -41,7 +42,16 @@ MIN_JOINED = 4  # a query word this long may be found inside a longer written wo
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai...): a "word" of the
 # query is a whole phrase there, matched by its overlapping pairs of characters instead.
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+@lru_cache(maxsize=1)
+def _unspaced_letters() -> re.Pattern[str]:
+    # compiled on the first non-ASCII word: its wide ranges take ~5 ms to compile, a cost
+    # every CLI search paid at import for a test that ASCII queries never need
+    return re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _unspaced(word: str) -> bool:
+    """Does the word hold letters of a script written without spaces?"""
+    return not word.isascii() and _unspaced_letters().search(word) is not None
 
 
 def terms(query: ParsedQuery) -> list[str]:
@@ -50,7 +60,7 @@ def terms(query: ParsedQuery) -> list[str]:
     kept = [w for w in folded if w not in STOPWORDS and len(w) > 1] or folded
     out = set()
     for w in kept:
-        if len(w) > 2 and _UNSPACED.search(w):
+        if len(w) > 2 and _unspaced(w):
             out.update(w[i:i + 2] for i in range(len(w) - 1))
         else:
             out.add(w)
@@ -80,7 +90,7 @@ class _Counter:
             alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
             self.pattern = re.compile(rf"(?<![^\W_])({alternatives})s?(?![^\W_])")
         # the terms also looked for inside written words (jell-o, 餐具的英文)
-        self.joinable = [t for t in wanted if len(t) >= MIN_JOINED or _UNSPACED.search(t)]
+        self.joinable = [t for t in wanted if len(t) >= MIN_JOINED or _unspaced(t)]
 
     def read(self, parts: list[str]) -> tuple[dict[str, int], list[list[str]]]:
         """The count of each term the text of ``parts`` (folded, joined by spaces) holds, and
