@@ -100,33 +100,29 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
     class value measured faster than lxml's XPath over the tree.) ``seen``, when given,
     gets every class and id value of the walk, once it is over."""
     tags, names = rules.tags, rules.names
-    verdicts: dict[str, bool] = {}
+    verdicts: dict[str, bool] = {}  # every class value of the walk, judged once
     ids = seen.ids if seen is not None else None
     for el in doc.iter(Element):
-        # one call lists the attribute names: most elements have none of those read here
+        # one call lists the attribute names: most elements have none of those read here;
+        # the tag is read only when the page's rules name a tag
         keys = el.keys()
         if not keys:
-            if el.tag in tags:
+            if tags and el.tag in tags:
                 yield el
             continue
-        ident = el.get("id") if "id" in keys else None
-        if ids is not None and ident is not None:
-            ids.add(ident)
-        if el.tag in tags or not HIDING_ATTRIBUTES.isdisjoint(keys):
-            if seen is not None and "class" in keys:
-                seen.classes.add(el.get("class"))
-            yield el
-            continue
+        verdict = False
         if "class" in keys:
             classes = el.get("class")
             verdict = verdicts.get(classes)
             if verdict is None:
                 verdict = verdicts[classes] = hidden_on_desktop(classes) or bool(
                     names and any(name in names for name in classes.split()))
-            if verdict:
-                yield el
-                continue
-        if names and ident in names:
+        if "id" in keys:
+            ident = el.get("id")
+            if ids is not None:
+                ids.add(ident)
+            verdict = verdict or bool(names and ident in names)
+        if verdict or not HIDING_ATTRIBUTES.isdisjoint(keys) or (tags and el.tag in tags):
             yield el
     if seen is not None:
         seen.classes.update(verdicts)
