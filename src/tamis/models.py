@@ -14,7 +14,9 @@ dataclass: the pipeline builds it for every merged page and nothing outside ever
 from dataclasses import dataclass, field
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tamis.text import clean_str
 
 SCHEMA_VERSION = "1.0"
 
@@ -45,6 +47,18 @@ class SearchRequest(Model):
     engines: str | None = None
     include_domains: list[str] = Field(default_factory=list)
     exclude_domains: list[str] = Field(default_factory=list)
+
+    @field_validator("categories", "language", "engines", "include_domains", "exclude_domains")
+    @classmethod
+    def _encodable(cls, value: str | list[str] | None) -> str | list[str] | None:
+        """A lone surrogate (a JSON ``\\ud800`` escape, a byte of argv that is not UTF-8)
+        made U+FFFD, as in the query (``tamis.limits.check_query``): no encoder takes one, so
+        the answer's cache key and the backend's request would fail on it."""
+        if isinstance(value, str):
+            return value if value.isascii() else clean_str(value)
+        if value:
+            return [v if v.isascii() else clean_str(v) for v in value]
+        return value
 
     def cache_params(self) -> dict[str, object]:
         """The parameters that change a backend's answer (the cache key, with the query)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # 1 for each byte of an ASCII text that asks for more than the whitespace step: '<' (a tag),
 # '&' (an entity) and what ``str.isprintable`` refuses (the controls and DEL); 0 for the rest
 NOT_PLAIN = bytes(1 if b < 32 or b == 127 or b in b"<&" else 0 for b in range(256))
@@ -34,3 +35,9 @@ def clean_text(text: str, cap: int | None = None) -> str:
             cut = cut[:space]
         text = cut.rstrip(" ,;:.-") + "…"
     return text
+
+
+def clean_str(text: str) -> str:
+    """Text that can always be encoded as UTF-8: lone surrogates (``\\ud800`` from a JSON
+    escape or a library, a byte of argv that is not UTF-8) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)

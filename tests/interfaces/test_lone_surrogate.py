@@ -1,7 +1,8 @@
 """A query holding a lone surrogate (a JSON ``\\ud800`` escape, or command-line bytes that are
 not UTF-8) is searched with U+FFFD in its place through every door: the CLI (with and without
 the answer cache), ``POST /v1/search``, MCP over stdio and the CLI through ``TAMIS_URL``. No
-door crashes, answers 500, or leaves the call unanswered."""
+door crashes, answers 500, or leaves the call unanswered. The same holds for every other string
+of a search (``--language``, ``--categories``, ``--engines``; ``include_domains``...)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,32 @@ def test_the_cli_searches_a_query_holding_bytes_that_are_not_utf8(
         assert answer["query"] == SEARCHED
         assert answer["results"][0]["url"] == ANSWER["results"][0]["url"]
     assert asked_of_the_backend(searxng) == [SEARCHED]
+
+
+@pytest.mark.parametrize("option", ["--language", "--categories", "--engines"])
+def test_the_cli_passes_on_an_option_holding_bytes_that_are_not_utf8(
+        tmp_path: Path, searxng: LoopbackServer, option: str) -> None:
+    config = config_file(tmp_path, searxng, cache=True)
+    done = cli(["search", "--no-extract", "--config", str(config),
+                option, os.fsdecode(b"de\xff"), "thin pool"], tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    asked = searxng.requests_to("/search")[0]
+    assert asked.arg(option.lstrip("-")) == "de\ufffd"
+
+
+@pytest.mark.parametrize("field", ["language", "categories", "engines", "include_domains",
+                                   "exclude_domains"])
+def test_post_v1_search_answers_a_json_lone_surrogate_in_any_field(
+        tmp_path: Path, searxng: LoopbackServer, field: str) -> None:
+    value = '["thin\\ud800.org"]' if field.endswith("_domains") else '"de\\ud800"'
+    layer = Tamis(str(config_file(tmp_path, searxng, cache=True)))
+    with Served(create_app(layer, close_layer=True)) as served:
+        body = f'{{"query": "thin pool", "extract": false, "{field}": {value}}}'
+        reply = httpx.post(served.url + "/v1/search", content=body,
+                           headers={"Content-Type": "application/json"})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["query"] == "thin pool"  # include_domains: none of the results' site
 
 
 def test_post_v1_search_answers_a_json_lone_surrogate(tmp_path: Path,

@@ -7,21 +7,14 @@ printed. It is the one boundary (``tamis.pipeline.fanout.ask_line``), whatever t
 
 from __future__ import annotations
 
-import re
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from tamis.backends.base import Parsed
+from tamis.text import clean_str
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 Model = TypeVar("Model", bound=BaseModel)
-
-
-def clean_str(text: str) -> str:
-    """Text that can always be encoded as UTF-8: lone surrogates (``\\ud800`` from a JSON
-    escape or a library) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
 
 
 def sanitised(parsed: Parsed) -> Parsed:
