@@ -230,6 +230,23 @@ def test_input_errors_are_one_clean_line_and_exit_2(
     assert "Traceback" not in process.stderr
 
 
+@pytest.mark.parametrize("bad_id", [{"id": 1}, [1]], ids=["mapping", "list"])
+def test_a_state_item_whose_ids_are_not_ids_is_one_clean_line(
+    example_db: Path, tmp_path: Path, bad_id: object
+) -> None:
+    state = tmp_path / "state.json"
+    key = json.loads(run("--db", example_db, "--json").stdout)["items"][0]["key"]
+    text = json.dumps({"items": [{"key": key, "ids": [bad_id]}]})
+    state.write_text(text)
+
+    result = run("--db", example_db, "--state", state)
+
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"error: {state}: state file item 1 has an id that is not a number"
+                             " or a text; delete it to start over\n")
+    assert state.read_text() == text  # left for the person to look at
+
+
 def test_exactly_one_input_is_required(example_db: Path, tmp_path: Path) -> None:
     neither = run("--json")
     both = run("--db", example_db, "--jsonl", tmp_path / "x.jsonl")

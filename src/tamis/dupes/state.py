@@ -42,6 +42,11 @@ def load_state(path: str | Path) -> PreviousItems | None:
             or not isinstance(item.get("ids"), list)
         ):
             raise DupesError(f"{p}: state file item {n} lacks a key or ids; {hint}")
+        # a node id is a number or a text (NodeId): anything else cannot be compared with the
+        # ids of this run
+        if not all(isinstance(i, int | str) for i in item["ids"]):
+            raise DupesError(f"{p}: state file item {n} has an id that is not a number or"
+                             f" a text; {hint}")
         previous[item["key"]] = item
     return previous
 
