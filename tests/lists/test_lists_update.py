@@ -237,3 +237,18 @@ def test_a_token_in_the_list_url_never_shows(tmp_path: Path) -> None:
             assert secret not in out and secret not in err
     assert "hunter2" not in stored and "s3cr3t" not in stored
     assert "reader:" not in outputs[0][1] and ":2: 'bad..example'" in outputs[0][1]
+
+
+@pytest.mark.parametrize("source, why", [
+    ("http://reader:hunter2@[::1/farms.txt?token=s3cr3t", "Invalid port: ':1'"),
+    ("https://example.org:http/farms.txt", "Invalid port: 'http'"),
+])
+def test_a_list_url_httpx_cannot_request_is_one_config_error_line(
+        tmp_path: Path, source: str, why: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"{NO_LINE}\npolicy:\n  lists:\n    - {{name: farms, source: '{source}'}}\n")
+    for command in (["lists", "update"], ["lists", "show"]):
+        code, out, err = run(*command, "--config", str(config))
+        assert (code, out) == (2, "")
+        assert err == (f"error: {config}, line 5: key 'policy.lists.0.source': not a valid URL:"
+                       f" {why}\n")

@@ -218,6 +218,20 @@ class ListEntry(Strict):
             raise ValueError(f"list name {v!r}: use letters, digits, '.', '_' or '-'")
         return v
 
+    @field_validator("source")
+    @classmethod
+    def _fetchable(cls, v: str) -> str:
+        """A URL source must be one httpx can request (``tamis lists update`` fetches it with
+        httpx): a bad port or bracket is refused here, with the config's file and line."""
+        if v.startswith(("http://", "https://")):
+            import httpx
+
+            try:
+                httpx.URL(v)
+            except httpx.InvalidURL as exc:  # its message names the part, never the query
+                raise ValueError(f"not a valid URL: {exc}") from None
+        return v
+
     @model_validator(mode="after")
     def _rewrite(self) -> Self:
         if self.action == "rewrite" and not self.rewrite_to:
