@@ -240,15 +240,19 @@ def test_a_token_in_the_list_url_never_shows(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("source, why", [
-    ("http://reader:hunter2@[::1/farms.txt?token=s3cr3t", "Invalid port: ':1'"),
-    ("https://example.org:http/farms.txt", "Invalid port: 'http'"),
+    ("http://reader:hunter2@[::1/farms.txt?token=s3cr3t",
+     "is not a valid URL (check the brackets around an IPv6 address)"),
+    ("https://example.org:http/farms.txt", "has a bad port: it must be a number from 1 to 65535"),
+    ("https://example.org/farms\\x01.txt",
+     "is not a valid URL: Invalid non-printable ASCII character in URL, '\\x01' at position 25."),
+    ("https://xn--a.example/farms.txt", "is not a valid URL: Codepoint U+0080 at position 1 of"
+     " '\\x80' not allowed"),
 ])
 def test_a_list_url_httpx_cannot_request_is_one_config_error_line(
         tmp_path: Path, source: str, why: str) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(f"{NO_LINE}\npolicy:\n  lists:\n    - {{name: farms, source: '{source}'}}\n")
+    config.write_text(f'{NO_LINE}\npolicy:\n  lists:\n    - {{name: farms, source: "{source}"}}\n')
     for command in (["lists", "update"], ["lists", "show"]):
         code, out, err = run(*command, "--config", str(config))
         assert (code, out) == (2, "")
-        assert err == (f"error: {config}, line 5: key 'policy.lists.0.source': not a valid URL:"
-                       f" {why}\n")
+        assert err == f"error: {config}, line 5: key 'policy.lists.0.source': {why}\n"

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from tamis.policy.checks import placeholder_regex
+from tamis.policy.checks import check_url, placeholder_regex
 from tamis.policy.schema_base import Hosts, PathPatterns, Strict
 
 
@@ -222,14 +222,16 @@ class ListEntry(Strict):
     @classmethod
     def _fetchable(cls, v: str) -> str:
         """A URL source must be one httpx can request (``tamis lists update`` fetches it with
-        httpx): a bad port or bracket is refused here, with the config's file and line."""
+        httpx): a bad port or bracket, a control character or a broken ``xn--`` label is
+        refused here, with the config's file and line."""
         if v.startswith(("http://", "https://")):
             import httpx
 
+            check_url(v)
             try:
-                httpx.URL(v)
-            except httpx.InvalidURL as exc:  # its message names the part, never the query
-                raise ValueError(f"not a valid URL: {exc}") from None
+                httpx.URL(v).host  # noqa: B018  (the request's Host header decodes the label)
+            except (httpx.InvalidURL, UnicodeError) as exc:  # names the part, never the query
+                raise ValueError(f"is not a valid URL: {exc}") from None
         return v
 
     @model_validator(mode="after")
