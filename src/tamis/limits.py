@@ -25,7 +25,7 @@ def check_query(query: str | None, *, max_chars: int = MAX_QUERY_CHARS,
     ``setting`` names the config key the limit comes from; ``how`` says how to give one."""
     query = (query or "").strip()
     if not query.isascii():
-        from tamis.backends.clean import clean_str
+        from tamis.text import clean_str
 
         query = clean_str(query)
     if not query:
