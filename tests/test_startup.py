@@ -220,8 +220,8 @@ def test_a_search_imports_neither_views_nor_servers_nor_a_yaml_parser(
     assert proc.returncode == 0 and modules == {"yaml"}, modules
 
 
-# Standard library modules an uncached ranking-only search does without: argparse (the
-# backend catalog's command line), the resolver's thread and the IDNA codec (a backend at
+# Standard library modules an uncached ranking-only search does without: argparse (tamis's
+# command line is click's), the resolver's thread and the IDNA codec (a backend at
 # an IP address is not looked up).
 NOT_FOR_A_SEARCH = ("argparse", "concurrent.futures.thread", "encodings.idna")
 

@@ -13,7 +13,7 @@ class declares what it is, and everything else is made from the declaration:
   body is its manual.
 
 The config schema's checks, the zero-config lines, ``tamis backends`` and the backend tables of
-README.md and docs/configuration.md (``python -m tamis.backends.catalog``) are all read from
+README.md and docs/configuration.md (``python tools/backend_docs.py``) are all read from
 these declarations. CONTRIBUTING.md walks through adding one.
 
 An adapter builds an HTTP request for a query (``build_request``) and parses an answer into

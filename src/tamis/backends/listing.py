@@ -7,10 +7,12 @@ when, from the store), never their values.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from tamis.backends.base import Adapter
 from tamis.backends.keys import format_until, read_rest
 from tamis.backends.registry import adapter_classes, adapter_type, make_adapter
 from tamis.policy.schema import Config
@@ -92,10 +94,27 @@ def format_lines(lines: list[dict[str, Any]], source: str) -> str:
     return "\n".join(rows)
 
 
+def summary(cls: type[Adapter]) -> str:
+    """The first line of the adapter module's docstring, without its final full stop."""
+    doc = (sys.modules[cls.__module__].__doc__ or "").strip()
+    first = doc.splitlines()[0].strip().rstrip(".") if doc else ""
+    return first.replace("``", "`")
+
+
+def endpoint(cls: type[Adapter]) -> str:
+    """Where the adapter asks, in Markdown: its default URL, or the ``base_url`` it needs."""
+    if cls.endpoint_doc:
+        return cls.endpoint_doc
+    path = f" + `{cls.default_search_path}`" if cls.default_search_path else ""
+    if cls.default_base_url:
+        return f"`{cls.default_base_url}{cls.default_search_path}`"
+    if cls.zero_config and cls.zero_config.url_env:
+        return f"`base_url` (default `${cls.zero_config.url_env}`){path}"
+    return f"`base_url`{path}"
+
+
 def describe_types() -> list[dict[str, Any]]:
     """One dict per adapter type, by name: what its class declares."""
-    from tamis.backends.catalog import endpoint, summary
-
     out: list[dict[str, Any]] = []
     for cls in adapter_classes():
         zero = cls.zero_config

@@ -10,7 +10,7 @@ Zero config (no config file, or one without ``backends``): one line per adapter 
 ``zero_config`` variables are set, in their declared ``order`` (``lines_from_environment``),
 and with none of them the ``fallback`` adapter's line (``ddgs``), so tamis answers out of the
 box. The table in README.md and docs/configuration.md is generated from the same declarations
-(``python -m tamis.backends.catalog``).
+(``python tools/backend_docs.py``).
 
 The environment: ``make_adapter(..., env=...)`` hands an adapter the mapping it reads; with
 none given it is ``os.environ``, decided here and nowhere else.

@@ -1,39 +1,35 @@
 """The backend tables of README.md and docs/configuration.md, made from the adapters' own
 declarations (``tamis.backends.base``), so that a new adapter file is in the docs with no
-other edit::
+other edit. A maintainer's tool, not part of the installed package::
 
-    python -m tamis.backends.catalog            # rewrite the tables (run in the checkout)
-    python -m tamis.backends.catalog --check    # exit 1, naming the file, when one is stale
-    python -m tamis.backends.catalog --root DIR # the checkout is elsewhere
+    python tools/backend_docs.py            # rewrite the tables of this checkout
+    python tools/backend_docs.py --check    # exit 1, naming the file, when one is stale
+    python tools/backend_docs.py --root DIR # the checkout is elsewhere
 
 Each table sits between ``<!-- backends:NAME -->`` and ``<!-- /backends:NAME -->``; the text
 around them is never touched. ``zero-config`` is the environment table (README.md and
 docs/configuration.md), ``types`` the table of every adapter type (docs/configuration.md).
-The test suite runs the check (tests/backends/test_backend_docs.py).
+The test suite runs the check (tests/tools/test_backend_docs.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from tamis.backends.base import AUTH_HEADERS, Adapter
+from tamis.backends.listing import endpoint, summary
 from tamis.backends.registry import adapter_classes, zero_config_classes
 
 FILES: dict[str, tuple[str, ...]] = {
     "README.md": ("zero-config",),
     "docs/configuration.md": ("zero-config", "types"),
 }
-COMMAND = "python -m tamis.backends.catalog"
-
-
-def summary(cls: type[Adapter]) -> str:
-    """The first line of the adapter module's docstring, without its final full stop."""
-    doc = (sys.modules[cls.__module__].__doc__ or "").strip()
-    first = doc.splitlines()[0].strip().rstrip(".") if doc else ""
-    return first.replace("``", "`")
+COMMAND = "python tools/backend_docs.py"
+CHECKOUT = Path(__file__).resolve().parents[1]
 
 
 def zero_config_table() -> str:
@@ -48,17 +44,6 @@ def zero_config_table() -> str:
         else:
             rows.append(f"| {' or '.join(f'`{v}`' for v in rule.variables())} | {line} |")
     return "\n".join(rows + fallback)
-
-
-def endpoint(cls: type[Adapter]) -> str:
-    if cls.endpoint_doc:
-        return cls.endpoint_doc
-    path = f" + `{cls.default_search_path}`" if cls.default_search_path else ""
-    if cls.default_base_url:
-        return f"`{cls.default_base_url}{cls.default_search_path}`"
-    if cls.zero_config and cls.zero_config.url_env:
-        return f"`base_url` (default `${cls.zero_config.url_env}`){path}"
-    return f"`base_url`{path}"
 
 
 def key(cls: type[Adapter]) -> str:
@@ -125,12 +110,11 @@ def stale_files(root: Path, *, write: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse  # not at import: the registry's scan imports this module on every search
-
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say whether a table is"
                         " stale (exit 1)")
-    parser.add_argument("--root", default=".", help="the checkout (default: here)")
+    parser.add_argument("--root", default=str(CHECKOUT),
+                        help="the checkout (default: the one holding this script)")
     args = parser.parse_args(argv)
     try:
         stale = stale_files(Path(args.root), write=not args.check)
