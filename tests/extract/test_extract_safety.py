@@ -101,6 +101,14 @@ def test_redirect_to_another_scheme(server: PageServer, config: ExtractionConfig
     assert get(url, config).status == "failed:UnsupportedScheme"
 
 
+def test_a_redirect_to_a_broken_punycode_host_is_named_not_unexpected(
+        server: PageServer, config: ExtractionConfig) -> None:
+    url = server.add("/to-broken", status=302, headers={"Location": "http://xn--a.example/"})
+    page = get(url, config)
+    assert page.status == "failed:InvalidRedirect"
+    assert (page.detail or "").startswith("redirect to an invalid host name: ")
+
+
 def test_an_oversize_page_is_cut_at_max_bytes(server: PageServer) -> None:
     paragraph = b"<p>" + b"word " * 200 + b"</p>\n"
 

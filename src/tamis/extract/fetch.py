@@ -115,6 +115,9 @@ async def _send(client: httpx.AsyncClient, target: Target) -> httpx.Response:
             return await client.send(request, stream=True, follow_redirects=False)
         except httpx.ConnectError as exc:  # try the host's next address
             last = exc
+        except UnicodeError as exc:  # httpx decodes a redirect's xn-- host before answering
+            raise ExtractError(failed("InvalidRedirect"),
+                               f"redirect to an invalid host name: {exc}") from None
         except httpx.HTTPError as exc:
             raise ExtractError(failed(_error_kind(exc)), str(exc) or _error_kind(exc)) from None
     assert last is not None

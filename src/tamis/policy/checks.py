@@ -143,6 +143,23 @@ def url_problem(url: str, schemes: tuple[str, ...] = ("http", "https")) -> str |
         return "has no host"
     if port == 0:
         return "has a bad port: it must be a number from 1 to 65535"
+    if not url.isprintable():  # httpx refuses to send it: every search would fail
+        return "holds a control character"
+    if any(label.startswith("xn--") for label in parts.hostname.split(".")):
+        return _punycode_problem(parts.hostname)
+    return None
+
+
+def _punycode_problem(hostname: str) -> str | None:
+    """A host label in the ``xn--`` form that does not decode (httpx would refuse it)."""
+    import idna  # only for such hosts: most configs name none
+
+    for label in hostname.split("."):
+        if label.startswith("xn--"):
+            try:
+                idna.decode(label)
+            except idna.IDNAError:
+                return f"has a host label {label[:40]!r} that is not valid punycode (xn--)"
     return None
 
 
