@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lxml.etree import Element
 from lxml.html import HtmlElement
 
 from tamis.extract.markdown import tag_of
@@ -73,25 +74,36 @@ def _class_tokens(classes: str) -> frozenset[str]:
     return frozenset(classes.lower().split())
 
 
-def _chrome(element: HtmlElement, words: frozenset[str]) -> bool:
-    classes = element.get("class")
-    if not classes and not element.get("id"):
-        return False  # no name to judge it by
-    if tag_of(element) in KEEP_TAGS:
-        return False
+def _named_chrome(classes: str | None, ident: str | None, words: frozenset[str]) -> bool | None:
+    """Whether an element of this class and id is chrome: True, False, or None when it is
+    unless it holds the page's ``h1`` (a wrapper of the whole product block)."""
     if classes and _class_tokens(classes) & SCREEN_READER_CLASSES:
         return True
-    names = name_words(element)
-    if names & KEEP_WORDS:
+    names = _words_of(f"{classes or ''} {ident or ''}")
+    if names & KEEP_WORDS or not names & words:
         return False
-    return bool(names & words) and not element.xpath(".//h1")
+    return None
 
 
 def drop_shop_chrome(doc: HtmlElement, product: bool = True) -> int:
     """Cut (in place) consent banners and screen-reader-only text, and on a product page
     (``product``) reviews and recommendation strips; the number of elements cut."""
     words = CONSENT_WORDS | PRODUCT_CHROME_WORDS if product else CONSENT_WORDS
-    doomed = [el for el in doc.iter() if isinstance(el.tag, str) and _chrome(el, words)]
+    # pages repeat their class and id values: each pair is judged once
+    judged: dict[tuple[str, str | None], bool | None] = {}
+    doomed = []
+    for el in doc.iter(Element):
+        classes, ident = el.get("class"), el.get("id")
+        if not classes and not ident:
+            continue  # no name to judge it by
+        key = (classes or "", ident)
+        if key not in judged:
+            judged[key] = _named_chrome(classes, ident, words)
+        verdict = judged[key]
+        if verdict is False or tag_of(el) in KEEP_TAGS:
+            continue
+        if verdict or not el.xpath(".//h1"):
+            doomed.append(el)
     cut, marked = 0, set(doomed)
     for el in doomed:
         if el.getparent() is not None and not any(a in marked for a in el.iterancestors()):
