@@ -161,20 +161,7 @@ class Unwrapper:
         self.rules = tuple(rules)
         # A URL whose head names none of these hosts is no wrapper: the common, cheap case.
         self.hints = tuple(sorted({r.domain for r in rules}))
-        self._hosts = frozenset(r.domain for r in rules if not r.any_country)
-        self._countries = tuple(sorted({r.domain for r in rules if r.any_country}))
-        self._may: dict[str, bool] = {}  # host: may_wrap
         self._takers: dict[str, tuple[_WrapperRule, ...]] = {}  # host: the rules taking it
-
-    def may_wrap(self, host: str) -> bool:
-        """False when no rule's host is this (lower-cased) host: ``unwrap`` of a URL on it
-        is the URL itself, whatever its path. True does not mean it is a wrapper."""
-        known = self._may.get(host)
-        if known is None:
-            if len(self._may) >= 65536:
-                self._may.clear()
-            known = self._may[host] = self._may_wrap(host)
-        return known
 
     def may_wrap_at(self, host: str, path: str, query: str = "") -> bool:
         """False when no rule takes this (lower-cased) host, path and query (as ``urlsplit``
@@ -185,22 +172,8 @@ class Unwrapper:
         if takers is None:
             if len(self._takers) >= 65536:
                 self._takers.clear()
-            takers = self._takers[host] = tuple(
-                r for r in self.rules if r.host_ok(host)) if self.may_wrap(host) else ()
+            takers = self._takers[host] = tuple(r for r in self.rules if r.host_ok(host))
         return bool(takers) and any(rule.path_ok(path) for rule in takers)
-
-    def _may_wrap(self, host: str) -> bool:
-        if not self.rules:
-            return False
-        if any(d in host for d in self._countries):  # 'google.*': its host_ok needs this
-            return True
-        start = 0  # the host and every name after one of its dots (the rules' host_ok)
-        while True:
-            if host[start:] in self._hosts:
-                return True
-            start = host.find(".", start) + 1
-            if not start:
-                return False
 
     def unwrap(self, url: str, depth: int = 0) -> tuple[str, bool]:
         """(the page the wrapper points at, is it an ad click); the URL itself otherwise."""

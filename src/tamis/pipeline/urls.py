@@ -292,45 +292,12 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     """
     raw = _checked(raw)
     unwrapper = unwrapper or default_unwrapper()
-    simple = _SIMPLE_URL.match(raw)
-    if simple is not None:
-        scheme, hostname, path, query = simple.groups()
-        if not unwrapper.may_wrap_at(hostname.lower(), path or "", query or ""):
-            # the common case: one look at the URL, what _clean_general makes of it
-            return _clean_simple(scheme.lower(), hostname, path or "", query or "", tracking)
-    return _clean_general(raw, tracking, unwrapper)
-
-
-@lru_cache(maxsize=65536)
-def _simple_host(hostname: str) -> tuple[str, str]:
-    """(host, host without ``www.``) of a plain host name. Raises InvalidURL (never cached)."""
-    host = _norm_host(hostname)
-    return host, host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
-
-
-def _clean_simple(scheme: str, hostname: str, path: str, query: str,
-                  tracking: tuple[str, ...]) -> CleanURL:
-    """``_clean_general`` of a URL ``_SIMPLE_URL`` split and no wrapper rule takes: no port,
-    no user info, no IPv6 brackets, nothing to escape."""
-    host, bare = _simple_host(hostname)
-    pieces = _content_pieces(query, tracking)
-    if pieces:
-        url = f"{scheme}://{host}{path or '/'}?{'&'.join(pieces)}"
-        key_query = "&".join([_key_piece(p) for p in pieces])
-        sorted_query = "&".join(sorted(key_query.split("&")))
-    else:
-        url = f"{scheme}://{host}{path or '/'}"
-        key_query = sorted_query = ""
-    key_path = _key_path(path)
-    key = f"{bare}{key_path.rstrip('/') or '/'}"
-    return CleanURL(url, f"{key}?{sorted_query}" if sorted_query else key, bare, key_path,
-                    key_query, False)
-
-
-def _clean_general(raw: str, tracking: tuple[str, ...], unwrapper: Unwrapper) -> CleanURL:
-    """``clean_url`` of any checked URL: unwrapped, then split."""
-    raw, ad = unwrapper.unwrap(raw)
-    parts = _split(raw)
+    simple, ad = _SIMPLE_URL.match(raw), False
+    if simple is None or unwrapper.may_wrap_at(simple[2].lower(), simple[3] or "",
+                                               simple[4] or ""):
+        raw, ad = unwrapper.unwrap(raw)
+        simple = None  # the URL the wrapper points at is split afresh
+    parts = _split(raw, simple)
     scheme, port = parts.scheme, parts.port
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
