@@ -7,27 +7,18 @@ import re
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# 1 for each byte of an ASCII text that asks for more than the whitespace step: '<' (a tag),
-# '&' (an entity) and what ``str.isprintable`` refuses (the controls and DEL); 0 for the rest
-NOT_PLAIN = bytes(1 if b < 32 or b == 127 or b in b"<&" else 0 for b in range(256))
 
 
 def clean_text(text: str, cap: int | None = None) -> str:
     """Strip HTML tags, unescape entities, collapse whitespace, cap at a word boundary."""
     if not text:
         return ""
-    if text.isascii() and 1 not in text.encode("ascii").translate(NOT_PLAIN):
-        # no tag, no entity, printable (most texts): the same steps, each test made once
-        if "  " in text or text[:1] == " " or text[-1:] == " ":
-            text = " ".join(text.split())
-    else:
-        if "<" in text or "&" in text:
-            import html
+    if "<" in text or "&" in text:
+        import html
 
-            text = html.unescape(_TAG.sub(" ", text))
-            text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
-        if not (text.isprintable() and "  " not in text and text[:1] != " " != text[-1:]):
-            text = " ".join(text.split())  # (printable: no whitespace but the plain space)
+        text = html.unescape(_TAG.sub(" ", text))
+        text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
+    text = " ".join(text.split())
     if cap is not None and len(text) > cap:
         cut = text[: cap - 1]
         space = cut.rfind(" ")
