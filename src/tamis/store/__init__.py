@@ -5,13 +5,6 @@
 """
 
 from tamis.store.base import open_store
+from tamis.store.protocol import Store
 
 __all__ = ["Store", "open_store"]
-
-
-def __getattr__(name: str) -> object:
-    if name == "Store":  # the Protocol needs typing, which a CLI repeat never imports
-        from tamis.store.protocol import Store
-
-        return Store
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,8 +1,6 @@
-"""The store interface and the function that opens the right implementation for a URL.
-
-The interface itself (``Store``: a typing Protocol) is in ``tamis.store.protocol``
-and is named here too, imported on first use: a CLI repeat opens its store through this
-module and never imports typing (nor pathlib: paths here are strings).
+"""The store interface (``Store``, from ``tamis.store.protocol``) and the function that
+opens the right implementation for a URL. A CLI repeat opens its store through this module
+and never imports pathlib: paths here are strings.
 """
 
 from __future__ import annotations
@@ -12,20 +10,11 @@ import time
 from typing import TYPE_CHECKING
 
 from tamis.errors import ConfigError
+from tamis.store.protocol import Store
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
     from pathlib import Path
-
-    from tamis.store.protocol import Store
-
-
-def __getattr__(name: str) -> object:
-    if name == "Store":
-        from tamis.store import protocol
-
-        return getattr(protocol, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MemoryStore:
