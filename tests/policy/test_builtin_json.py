@@ -13,8 +13,8 @@ from tamis.policy import files, loader
 
 
 def test_default_json_is_default_yaml_parsed() -> None:
-    assert loader.BUILTIN_JSON.read_text("utf-8") == loader.builtin_json(), (
-        "default.yaml changed: python -m tamis.policy.loader --write-json")
+    assert Path(files.BUILTIN_JSON_FILE).read_text("utf-8") == files.builtin_json(), (
+        "default.yaml changed: python tools/default_json.py")
     assert loader.builtin_data() == yamlsafe.load(loader.BUILTIN.read_text("utf-8"))
 
 

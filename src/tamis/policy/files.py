@@ -21,7 +21,7 @@ from typing import Any
 from tamis.errors import ConfigError
 
 BUILTIN_FILE = os.path.join(os.path.dirname(__file__), "default.yaml")  # package data
-# default.yaml parsed when it was last written (``python -m tamis.policy.loader --write-json``),
+# default.yaml parsed when it was last written (``python tools/default_json.py``),
 # with the sha256 of the text it was parsed from: used only while default.yaml is that text,
 # so a CLI call without a config file imports no YAML parser (PyYAML: ~25 ms of CPU).
 BUILTIN_JSON_FILE = os.path.join(os.path.dirname(__file__), "default.json")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from tamis.errors import ConfigError
 from tamis.policy import files, snapshot
 from tamis.policy.checks import KeyShapes
-from tamis.policy.files import builtin_data, builtin_json, merge
+from tamis.policy.files import builtin_data, merge
 from tamis.version import __version__
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ def discover(explicit: str | os.PathLike[str] | None = None) -> Path | None:
 
 
 BUILTIN = Path(files.BUILTIN_FILE)
-BUILTIN_JSON = Path(files.BUILTIN_JSON_FILE)
 
 
 def _line_map(node: yaml.Node, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], int]:
@@ -204,10 +203,3 @@ def _keep_snapshot(store: Store | None, key: str, config: Config) -> None:
         with contextlib.suppress(Exception):
             store.set(snapshot.NAMESPACE, key, raw, ttl=snapshot.TTL_SECONDS)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    import sys
-
-    if sys.argv[1:] == ["--write-json"]:
-        BUILTIN_JSON.write_text(builtin_json(), encoding="utf-8")
-        print(f"wrote {BUILTIN_JSON}")
