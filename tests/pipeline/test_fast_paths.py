@@ -134,12 +134,3 @@ def test_may_wrap_at_is_false_only_where_no_rule_takes_host_and_path(host: str,
     unwrapper = default_unwrapper()
     takes = any(rule.host_ok(host) and rule.path_ok(path) for rule in unwrapper.rules)
     assert unwrapper.may_wrap_at(host, path) == takes
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.one_of(st.text(alphabet="/a.%7E~-_ \n:@+", max_size=12),
-                 st.builds(lambda p: "/" + p, st.text(alphabet="/aZ.%2f~-_:", max_size=12))))
-def test_key_path_fast_path_is_the_normalisation(path: str) -> None:
-    from tamis.pipeline.urls import _key_path, _normalised_path
-
-    assert _key_path(path) == _normalised_path(path)

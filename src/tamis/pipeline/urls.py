@@ -259,19 +259,8 @@ def _checked(raw: str) -> str:
     return raw
 
 
-# A path _key_path leaves as it is: segments of plain characters, none empty or starting
-# with a dot (no '//', no '/.').
-_PLAIN_KEY_PATH = re.compile(r"(?:/[A-Za-z0-9:@!$&'()*+,;=\-_~][A-Za-z0-9:@!$&'()*+,;=\-._~]*)*/?")
-
-
 def _key_path(raw_path: str) -> str:
     """The path with percent-encoding, dot segments and repeated slashes normalised."""
-    if raw_path and _PLAIN_KEY_PATH.fullmatch(raw_path):
-        return raw_path  # nothing to normalise: the common case
-    return _normalised_path(raw_path)
-
-
-def _normalised_path(raw_path: str) -> str:
     path = _norm_percent(raw_path or "/", PATH_SAFE)
     if "/." in path or "//" in path:
         path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
