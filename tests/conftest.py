@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -17,6 +18,9 @@ import httpx
 import pytest
 
 TESTS = Path(__file__).parent
+# hypothesis keeps its example database and caches in .hypothesis/ under the working
+# directory by default: tests never write into the checkout
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", tempfile.mkdtemp(prefix="tamis-hypothesis-"))
 sys.path.insert(0, str(TESTS))  # so tests can `from loopback import LoopbackServer`
 
 FIXTURES = TESTS / "fixtures"

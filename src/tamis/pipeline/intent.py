@@ -186,19 +186,14 @@ _TITLE_PARTS = re.compile(r"\s+[-|–—:·•»]\s+|\s*[|•»]\s*")
 MAX_RUN = 4  # the most query words a site's name runs to
 
 
-def site_named(query_text: str, host: str, front_title: str | None = None) -> int:
-    """Does this query name this site? 2 its whole name (``cure for boredom`` names
-    ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``; ``example.com`` typed; a run
-    of the query's words spells a label of the host, or the brand its front page's title
-    (``front_title``) leads or ends with: ``volt bulgaria`` names volt.bg, titled ``Volt
-    Bulgaria - Home``), 1 a part of it, 0 not (see ``name_match``). A long query names a site
-    as well as a short one."""
-    return SiteNames(query_text).named(host, front_title) if query_text else 0
-
-
 class SiteNames:
-    """The ways one query can name a site (``site_named``), worked out once for the query and
-    then asked of each result's host."""
+    """Does this query name a site? ``named(host, front_title)``: 2 its whole name (``cure
+    for boredom`` names ``thecureforboredom.com``; ``proxmox`` names ``proxmox.com``;
+    ``example.com`` typed; a run of the query's words spells a label of the host, or the brand
+    its front page's title (``front_title``) leads or ends with: ``volt bulgaria`` names
+    volt.bg, titled ``Volt Bulgaria - Home``), 1 a part of it, 0 not (see ``name_match``). A
+    long query names a site as well as a short one. Worked out once for the query, then asked
+    of each result's host."""
 
     def __init__(self, query_text: str) -> None:
         self.typed = query_text.strip().strip('"').strip().lower().removeprefix("www.") \
@@ -213,7 +208,7 @@ class SiteNames:
         self._hosts: dict[str, int] = {}  # what the host alone says (``named``)
 
     def named(self, host: str, front_title: str | None = None) -> int:
-        """``site_named`` of this query and ``host``."""
+        """2, 1 or 0 for ``host`` (and its front page's title)."""
         by_host = self._hosts.get(host)
         if by_host is None:  # the pages of one site: its host asked once
             by_host = self._hosts[host] = self._named_host(host)
