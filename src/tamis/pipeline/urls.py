@@ -208,14 +208,6 @@ def _key_piece(piece: str) -> str:
     return f"{k}={quote(unquote(v.replace('+', ' ')), safe=QUERY_SAFE)}"
 
 
-# The common URL, split as urlsplit splits it: http(s), a plain host name (no port, user or
-# brackets), no space or control character anywhere (urlsplit would strip or drop those) and
-# nothing _escape_unsafe would escape.
-_SIMPLE_URL = re.compile(r"([Hh][Tt][Tt][Pp][Ss]?)://([A-Za-z0-9.\-]+)"
-                         r"(/[^?#\x00-\x20\x7f\"<>\\^`{|}]*)?"
-                         r"(?:\?([^#\x00-\x20\x7f\"<>\\^`{|}]*))?(?:#[^\x00-\x20\x7f]*)?\Z")
-
-
 class _Parts(NamedTuple):
     """A URL split as ``urlsplit`` splits it (scheme lower-cased)."""
 
@@ -224,15 +216,10 @@ class _Parts(NamedTuple):
     port: int | None
     path: str
     query: str
-    plain: bool  # nothing in path or query to escape (_escape_unsafe)
 
 
-def _split(raw: str, simple: re.Match[str] | None = None) -> _Parts:
-    """Raises InvalidURL. ``simple``: the match of _SIMPLE_URL on ``raw``, when known."""
-    simple = simple or _SIMPLE_URL.match(raw)
-    if simple:
-        scheme, hostname, path, query = simple.groups()
-        return _Parts(scheme.lower(), hostname, None, path or "", query or "", True)
+def _split(raw: str) -> _Parts:
+    """Raises InvalidURL."""
     try:
         parts = urlsplit(raw)
         netloc = parts.netloc
@@ -242,7 +229,7 @@ def _split(raw: str, simple: re.Match[str] | None = None) -> _Parts:
             port, hostname = None, netloc
     except ValueError as exc:
         raise InvalidURL(f"unparseable url: {exc}") from None
-    return _Parts(parts.scheme.lower(), hostname, port, parts.path, parts.query, False)
+    return _Parts(parts.scheme.lower(), hostname, port, parts.path, parts.query)
 
 
 def _checked(raw: str) -> str:
@@ -281,12 +268,10 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     """
     raw = _checked(raw)
     unwrapper = unwrapper or default_unwrapper()
-    simple, ad = _SIMPLE_URL.match(raw), False
-    if simple is None or unwrapper.may_wrap_at(simple[2].lower(), simple[3] or "",
-                                               simple[4] or ""):
+    parts, ad = _split(raw), False
+    if unwrapper.may_wrap_at(parts.hostname.lower(), parts.path, parts.query):
         raw, ad = unwrapper.unwrap(raw)
-        simple = None  # the URL the wrapper points at is split afresh
-    parts = _split(raw, simple)
+        parts = _split(raw)  # the URL the wrapper points at
     scheme, port = parts.scheme, parts.port
     if scheme not in ("http", "https"):
         raise InvalidURL(f"not a web page: scheme {scheme + ':' if scheme else '(none)'}")
@@ -295,11 +280,8 @@ def clean_url(raw: str, tracking: tuple[str, ...],
     default_port = port in (None, DEFAULT_PORTS[scheme])
     netloc = shown_host if default_port else f"{shown_host}:{port}"
     pieces = _content_pieces(parts.query, tracking)
-    if parts.plain:
-        shown_path, shown_query = parts.path or "/", "&".join(pieces)
-    else:
-        shown_path = _escape_unsafe(parts.path) or "/"
-        shown_query = _escape_unsafe("&".join(pieces))
+    shown_path = _escape_unsafe(parts.path) or "/"
+    shown_query = _escape_unsafe("&".join(pieces))
     url = (f"{scheme}://{netloc}{shown_path}?{shown_query}" if shown_query
            else f"{scheme}://{netloc}{shown_path}")
 
