@@ -14,10 +14,20 @@ import pytest
 from tamis.extract.boilerplate import drop_widget_lines, names_no_widget
 from tamis.extract.css import page_rules
 from tamis.extract.html import REGION_RATIO, _region_instead, _tidy_region, parse
+from tamis.extract.jsonld import microdata_facts
 from tamis.extract.region import _LINE_MARKS, MENU_SHARE, _key, is_menu, region_markdown
 from tamis.extract.signals import read_signals
 from tamis.extract.structured import extract_structured
-from tamis.extract.visibility import PageNames, Verdict, _verdict, candidates, strip_hidden
+from tamis.extract.visibility import (
+    PageNames,
+    Verdict,
+    _verdict,
+    candidates,
+    cut_hidden,
+    hidden_elements,
+    still_shown,
+    strip_hidden,
+)
 
 PAGES = sorted((Path(__file__).parent / "pages").glob("*.html"))
 SIGNAL_PAGES = [
@@ -180,3 +190,33 @@ def test_widget_lines_given_the_cut_names(html: str, camel_case: bool, on_region
     assert drop_widget_lines(text, doc, camel_case, on_region, names=seen) == alone
     if html is WIDGET_PAGE:
         assert "Jo writes here." not in alone and not names_no_widget(seen, True, False)
+
+
+MICRODATA_PAGE = (  # the root is an item; the cut takes a product card and an offer
+    "<html itemscope itemtype='https://schema.org/WebPage'><body>"
+    "<div itemscope itemtype='https://schema.org/Product'><h1 itemprop='name'>Mug</h1>"
+    "<p itemprop='description'>A speckled mug.</p><span itemprop='price'>3</span></div>"
+    "<div hidden itemscope itemtype='https://schema.org/Product'><h3 itemprop='name'>Jug</h3>"
+    "<p itemprop='description'>A tall jug.</p></div><section style='display:none'>"
+    "<div itemscope itemtype='https://schema.org/Offer'><b itemprop='price'>4</b></div>"
+    "</section></body></html>")
+
+
+@pytest.mark.parametrize("html", [MICRODATA_PAGE, *SIGNAL_PAGES, *(p.read_text() for p in PAGES)])
+def test_microdata_from_the_cuts_walk(html: str) -> None:
+    """The microdata elements the cut's walk lists give the product facts of the uncut page
+    and the signals of the cut one that the queries over the whole tree give."""
+    walked, queried = parse(html), parse(html)
+    assert walked is not None and queried is not None
+    seen = PageNames()
+    doomed = hidden_elements(walked, seen)
+    whole = walked.getparent() is None  # a fragment's caller runs the queries
+    facts = microdata_facts(queried)
+    assert not whole or microdata_facts(walked, seen.microdata) == facts
+    cut_hidden(walked, doomed)
+    strip_hidden(queried)
+    signals = read_signals(queried)
+    assert not whole or read_signals(walked, still_shown(seen.microdata, walked)) == signals
+    if html is MICRODATA_PAGE:
+        assert facts is not None and facts.name == "Mug" and signals.item_types == (
+            "https://schema.org/WebPage", "https://schema.org/Product")

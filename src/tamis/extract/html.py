@@ -48,7 +48,7 @@ from tamis.extract.signals import Signals, read_signals
 from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import extract_structured
 from tamis.extract.threadtext import declares_thread, drop_repeated_lines, page_description
-from tamis.extract.visibility import PageNames, strip_hidden
+from tamis.extract.visibility import PageNames, cut_hidden, hidden_elements, still_shown
 
 FALLBACK_SKIP_TAGS = ("header", "footer", "aside", "noscript")
 FALLBACK_SKIP_CLASSES = ("sidebar", "menu", "navbar", "cookie", "banner", "comments", "share")
@@ -245,10 +245,14 @@ def _prepared(text: str, url: str | None) -> tuple[
     if doc is None:
         return None, title, Counter(), "service", None, None
     place_streamed(doc)  # React's streamed parts, hidden until its script moves them
-    products = read_products(doc)  # before the cut: it drops the JSON-LD scripts
-    seen = PageNames()  # class and id values, from the cut's walk: no walk of their own
-    hidden = strip_hidden(doc, seen=seen)
-    signals = read_signals(doc)  # once, for the classifier and the structured readers
+    seen = PageNames()  # class and id values and microdata, from the cut's walk
+    doomed = hidden_elements(doc, seen)
+    whole = doc.getparent() is None  # the walk saw every element (not a fragment's)
+    # before the cut: it drops the JSON-LD scripts; a closed tab's description is the product's
+    products = read_products(doc, seen.microdata if whole else None)
+    hidden = cut_hidden(doc, doomed)
+    # once, for the classifier and the structured readers
+    signals = read_signals(doc, still_shown(seen.microdata, doc) if whole else None)
     kind = classify(doc, url, products.count, products.types, signals)
     authored = signals.author or bool(products.types & ARTICLE_LD)
     thread = declares_thread(products.types, signals.item_types)
@@ -291,7 +295,7 @@ def _plain_reading(text: str, url: str | None) -> str | None:
     if doc is None:
         return None
     place_streamed(doc)
-    strip_hidden(doc)
+    cut_hidden(doc, hidden_elements(doc))
     plain_code(doc)
     return with_trafilatura(doc, url, "")
 

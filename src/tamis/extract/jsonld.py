@@ -92,11 +92,14 @@ class Products:
     types: frozenset[str] = frozenset()
 
 
-def read_products(doc: HtmlElement) -> Products:
-    """The products of the page's JSON-LD (read before the hidden-text cut)."""
+def read_products(doc: HtmlElement, microdata: list[HtmlElement] | None = None) -> Products:
+    """The products of the page's JSON-LD (read before the hidden-text cut); without one,
+    of its microdata (``microdata_facts``)."""
     found: list[dict[str, Any]] = []
     kinds: set[str] = set()
-    for script in doc.xpath("//script[@type='application/ld+json']"):
+    for script in doc.getroottree().getroot().iter("script"):  # matched by tag in C
+        if script.get("type") != "application/ld+json":
+            continue
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
             _products(json.loads(text), found, kinds)
@@ -104,7 +107,7 @@ def read_products(doc: HtmlElement) -> Products:
             continue
     names = {_plain(item.get("name")) for item in found}
     if not names:  # no JSON-LD product: the page's one microdata Product, if it has one
-        return Products(0, microdata_facts(doc), frozenset(kinds))
+        return Products(0, microdata_facts(doc, microdata), frozenset(kinds))
     if len(names) != 1:
         return Products(len(names), None, frozenset(kinds))
     item = found[0]
@@ -126,14 +129,22 @@ def _prop(item: HtmlElement, name: str) -> str:
     return ""
 
 
-def microdata_facts(doc: HtmlElement) -> ProductFacts | None:
+def microdata_facts(doc: HtmlElement, microdata: list[HtmlElement] | None = None,
+                    ) -> ProductFacts | None:
     """The facts of the page's one schema.org ``Product`` in microdata (``itemtype``,
     ``itemprop=name`` / ``description``): shops on platforms that mark up the product block
     itself instead of writing JSON-LD. The product holding the page's ``h1`` (the product
     block, not a card of the "you may also like" strip), else the only one with a
     description. Read before the hidden-text cut, like the JSON-LD: a description in a
-    closed tab is still the product's. None when no one product is found."""
-    items = [el for el in _ITEMS(doc)  # the query runs in C, ElementPath's walk in Python
+    closed tab is still the product's. None when no one product is found. ``microdata``:
+    the elements of the page with an ``itemtype`` or ``itemprop`` attribute, in page order,
+    when the caller has them (``visibility.PageNames``, from the cut's walk of the page
+    ``doc`` is the root of)."""
+    if microdata is None:
+        typed = _ITEMS(doc)  # the query runs in C, ElementPath's walk in Python
+    else:
+        typed = [el for el in microdata if el is not doc and el.get("itemtype") is not None]
+    items = [el for el in typed
              if el.get("itemtype", "").rstrip("/").rsplit("/", 1)[-1].lower() in PRODUCT_TYPES]
     described = [(item, text) for item in items if (text := _prop(item, "description"))]
     headed = [pair for pair in described if pair[0].find(".//h1") is not None]

@@ -38,8 +38,10 @@ class Signals:
         return " ".join(self.generators).lower()
 
 
-def read_signals(doc: HtmlElement) -> Signals:
-    """The signals of the whole document ``doc`` belongs to (as ``//`` queries read it)."""
+def read_signals(doc: HtmlElement, microdata: list[HtmlElement] | None = None) -> Signals:
+    """The signals of the whole document ``doc`` belongs to (as ``//`` queries read it).
+    ``microdata``: its elements with an ``itemtype`` or ``itemprop`` attribute, in page
+    order, when the caller has them (``visibility.PageNames``)."""
     root = doc.getroottree().getroot()
     ld_json: list[str] = []
     generators: list[str] = []
@@ -72,7 +74,7 @@ def read_signals(doc: HtmlElement) -> Signals:
             elif prop == "article:author" and content:
                 author = True
     item_types: list[str] = []
-    for element in _ATTRIBUTED(root):
+    for element in _ATTRIBUTED(root) if microdata is None else microdata:
         item_type = element.get("itemtype")
         if item_type is not None:
             item_types.append(item_type)

@@ -36,7 +36,7 @@ element: it is visible on a desktop screen.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -85,10 +85,14 @@ def _speaks_to_ai(el: HtmlElement) -> bool:
 
 @dataclass
 class PageNames:
-    """The class and id attribute values a walk of the page met."""
+    """The class and id attribute values a walk of the page met, and its microdata: the
+    elements with an ``itemtype`` or ``itemprop`` attribute, in page order (the page type's
+    signals and a shop's product facts read them: no query over the whole tree of their
+    own)."""
 
     classes: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
+    microdata: list[HtmlElement] = field(default_factory=list)
 
 
 def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = None,
@@ -98,10 +102,11 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
     those whose class value hides them on a desktop (``responsive``) or holds a class the
     rules name, or whose id the rules name. (A Python walk with a verdict per distinct
     class value measured faster than lxml's XPath over the tree.) ``seen``, when given,
-    gets every class and id value of the walk, once it is over."""
+    gets every class and id value of the walk, once it is over, and its microdata."""
     tags, names = rules.tags, rules.names
     verdicts: dict[str, bool] = {}  # every class value of the walk, judged once
     ids = seen.ids if seen is not None else None
+    microdata = seen.microdata if seen is not None else None
     for el in doc.iter(Element):
         # one call lists the attribute names: most elements have none of those read here;
         # the tag is read only when the page's rules name a tag
@@ -110,6 +115,8 @@ def candidates(doc: HtmlElement, rules: StyleRules, seen: PageNames | None = Non
             if tags and el.tag in tags:
                 yield el
             continue
+        if microdata is not None and ("itemprop" in keys or "itemtype" in keys):
+            microdata.append(el)
         verdict = False
         if "class" in keys:
             classes = el.get("class")
@@ -156,7 +163,16 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
     """Remove from ``doc`` (in place) what a browser would not show; counts by reason.
     ``seen``, when given, gets every class and id value the page had before the cut (those
     left after it, and more: enough to tell that a class or an id is nowhere)."""
-    counts: Counter[str] = Counter()
+    return cut_hidden(doc, hidden_elements(doc, seen), keep)
+
+
+Doomed = list[tuple[HtmlElement, str]]  # (element, why a browser would not show it)
+
+
+def hidden_elements(doc: HtmlElement, seen: PageNames | None = None) -> Doomed:
+    """What ``strip_hidden`` would cut, judged by one walk of ``doc`` and nothing cut yet
+    (``cut_hidden`` cuts it): a reader of the uncut page (the product facts of its
+    microdata) can use what the walk met (``seen``) in between."""
     rules = page_rules(doc)
     doomed: list[tuple[HtmlElement, str]] = []
     for el in doc.iter(*DROP_TAGS):
@@ -202,6 +218,14 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
                         break
             if declared == text_colour:
                 doomed.append((el, "same-colour"))
+    return doomed
+
+
+def cut_hidden(doc: HtmlElement, doomed: Doomed, keep: frozenset[str] = frozenset(),
+               ) -> Counter[str]:
+    """Cut ``hidden_elements``'s ``doomed`` from ``doc`` (in place) but what a script or a
+    tab shows (see the module), and the reasons in ``keep``; counts by reason."""
+    counts: Counter[str] = Counter()
     removed: set[HtmlElement] = set()
     panels = tab_panels(doc) if any(  # only a panel's own role can make it one
         r in TAB_REASONS and el.get("role") == "tabpanel" for el, r in doomed) else set()
@@ -228,6 +252,18 @@ def strip_hidden(doc: HtmlElement, keep: frozenset[str] = frozenset(),
             counts[reason] += 1
         el.drop_tree()
     return counts
+
+
+def still_shown(elements: list[HtmlElement], doc: HtmlElement) -> list[HtmlElement]:
+    """Those of ``elements`` (in their order) that are still in ``doc``'s page after the
+    cut: not in a subtree it cut, whose top has no parent."""
+    root = doc.getroottree().getroot()
+    kept = []
+    for el in elements:
+        top = deque(el.iterancestors(), maxlen=1)  # its last ancestor
+        if (top[0] if top else el) is root:
+            kept.append(el)
+    return kept
 
 
 def describe(counts: Counter[str]) -> str | None:
