@@ -80,7 +80,9 @@ def _names_widget(value: str, camel_case: bool, on_region: bool) -> bool:
     """Whether a class or id value holds a widget word (kept per distinct value: pages
     repeat them)."""
     pattern = _REGION_WORD if on_region else _ANY_WORD
-    return bool(pattern.search((_CAMEL.sub(" ", value) if camel_case else value).lower()))
+    if camel_case and value != value.lower():  # an upper-case letter: camelCase may split
+        value = _CAMEL.sub(" ", value)
+    return bool(pattern.search(value.lower()))
 
 
 def widgets(root: HtmlElement, page_chars: int, camel_case: bool = True,

@@ -42,12 +42,13 @@ CONTENT_TAGS = frozenset({"div", "section", "article"})
 MIN_MAIN_CHARS = 200
 MIN_CONTENT_SHARE = 0.3
 
-_WORD_SPLIT = re.compile(r"[\s_-]+")
 
 
 @lru_cache(maxsize=8192)
 def _words_of(names: str) -> frozenset[str]:
-    return frozenset(word for word in _WORD_SPLIT.split(names.lower()) if word)
+    # split on whitespace, ``-`` and ``_`` by string methods: faster than a regex on the
+    # hundreds of distinct values of a page
+    return frozenset(names.lower().replace("-", " ").replace("_", " ").split())
 
 
 def _words(element: HtmlElement) -> frozenset[str]:

@@ -50,14 +50,17 @@ PRODUCT_CHROME_WORDS = frozenset({
     "recommendation", "recommended", "upsell", "upsells", "crosssell", "recently",
 })
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SPLIT = re.compile(r"[\s_:-]+")
 KEEP_TAGS = frozenset({"html", "body", "main"})
 KEEP_WORDS = frozenset({"description", "editorial"})
 
 
 @lru_cache(maxsize=8192)
 def _words_of(names: str) -> frozenset[str]:
-    return frozenset(w for w in _SPLIT.split(_CAMEL.sub(" ", names).lower()) if w)
+    # the camelCase regex only where an upper-case letter is; then split on whitespace,
+    # ``-``, ``_`` and ``:`` by string methods, faster than a regex
+    if names != names.lower():
+        names = _CAMEL.sub(" ", names)
+    return frozenset(names.lower().replace("-", " ").replace("_", " ").replace(":", " ").split())
 
 
 def name_words(element: HtmlElement) -> frozenset[str]:
