@@ -141,13 +141,18 @@ def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
     cut of more than ``MAX_CUT_SHARE`` of the text is not made."""
     if names is not None and names_no_widget(names, camel_case, on_region):
         return markdown
+    body = doc.find(".//body")
+    root = body if body is not None else doc
+    texts = list(root.itertext())
+    # the widgets first, measured against the page's text joined with spaces: the lines
+    # are keyed only when the page has one, the text joined only when a line is in one
+    found = widgets(root, sum(map(len, texts)) + max(0, len(texts) - 1), camel_case,
+                    on_region)
+    if not found:
+        return markdown
     lines = markdown.split("\n")
     keys = [_key(_MARKS.sub("", line.replace("*", ""))) for line in lines]
     wanted = set(keys) - {""}
-    body = doc.find(".//body")
-    root = body if body is not None else doc
-    text = " ".join(root.itertext())
-    found = widgets(root, len(text), camel_case, on_region) if wanted else []
     inside: set[str] = set()
     for widget in found:
         for element in widget.iter():
@@ -159,7 +164,7 @@ def drop_widget_lines(markdown: str, doc: HtmlElement, camel_case: bool = True,
         return markdown
     # a text the page also holds outside its widgets is the page's own (a heading that a
     # sidebar's table of contents repeats): more occurrences on the page than in widgets
-    page = _key(text)
+    page = _key(" ".join(texts))
     in_widgets = " | ".join(_key(" ".join(w.itertext())) for w in found)
     doomed = {k for k in inside if _count(k, page) <= _count(k, in_widgets)}
     kept = [line for line, key in zip(lines, keys, strict=True)
