@@ -82,3 +82,12 @@ def read_signals(doc: HtmlElement, microdata: list[HtmlElement] | None = None) -
             price = True
     return Signals(tuple(item_types), tuple(ld_json), tuple(generators), tuple(og_types),
                    published, author, price, code_blocks, articles)
+
+
+def drop_meta(doc: HtmlElement) -> None:
+    """Cut (in place) the page's ``meta`` and ``link`` elements, once the readers of its
+    meta data have read it (the signals, the title, a product's microdata, a forum's
+    description): trafilatura, asked for no metadata, reads none of them, and copies and
+    walks the tree it is handed several times; they hold no text."""
+    for element in list(doc.getroottree().getroot().iter("meta", "link")):
+        element.drop_tree()
