@@ -44,7 +44,7 @@ from tamis.extract.region import (
     region_markdown,
 )
 from tamis.extract.shop import drop_shop_chrome, product_text
-from tamis.extract.signals import Signals, drop_meta, read_signals
+from tamis.extract.signals import Signals, drop_unread, read_signals
 from tamis.extract.streamed import place_streamed
 from tamis.extract.structured import extract_structured
 from tamis.extract.threadtext import declares_thread, drop_repeated_lines, page_description
@@ -272,7 +272,7 @@ def extract_page(text: str, url: str | None = None) -> Extracted:
     found = extract_structured(doc, markup.signals, markup.names)
     if found:
         return Extracted(title, normalize(found[1]), found[0], page_type, hidden)
-    summary = page_description(doc) if page_type == "forum" else ""  # before ``drop_meta``
+    summary = page_description(doc) if page_type == "forum" else ""  # before ``drop_unread``
     page = _read(doc, url, title, page_type, hidden, markup)
     if page_type == "forum":  # a thread a script renders: its summary, not nothing
         if page.method == "trafilatura":
@@ -308,7 +308,7 @@ def _read(doc: HtmlElement, url: str | None, title: str, page_type: str,
         prepare_docs(doc)
     elif page_type in SHOP_TYPES:
         drop_shop_chrome(doc, product=page_type == "product")
-    drop_meta(doc)
+    drop_unread(doc)
     plain_code(doc)
     extracted = with_trafilatura(doc, url, page_type, markup.thread and page_type == "forum")
     links = PageLinks(doc)  # the tree is final: its links are read once, when needed
