@@ -181,6 +181,18 @@ WANTED = frozenset({"display", "visibility", "opacity", "font-size", "clip", "cl
                     "text-indent", "color", "background", "background-color"})
 
 
+def _wanted_declarations(text: str) -> dict[str, str]:
+    """``declarations(text)``, of the ``WANTED`` properties only: the value of any other
+    (most of a style sheet's) is not read."""
+    found = {}
+    for part in text.split(";"):
+        name, colon, value = part.partition(":")
+        name = name.strip().lower()
+        if colon and name in WANTED:
+            found[name] = value.strip().lower().replace("!important", "").strip()
+    return found
+
+
 def page_rules(doc: HtmlElement) -> StyleRules:
     rules = StyleRules()
     for style in doc.iter("style"):
@@ -193,7 +205,7 @@ def page_rules(doc: HtmlElement) -> StyleRules:
                       if selector and _SIMPLE_SELECTOR.match(selector)]
             if not simple:  # only simple selectors are applied: no declarations to read
                 continue
-            wanted = {k: v for k, v in declarations(body).items() if k in WANTED}
+            wanted = _wanted_declarations(body)
             if not wanted:
                 continue
             for selector in simple:
