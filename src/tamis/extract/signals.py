@@ -16,7 +16,7 @@ import lxml.etree
 from lxml.html import HtmlElement
 
 _ATTRIBUTED = lxml.etree.XPath("//*[@itemtype or @itemprop='price']")
-UNREAD_TAGS = ("meta", "link", "img", "svg")
+UNREAD_TAGS = ("meta", "link", "img", "svg", "picture", "source", "input")
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,10 @@ def read_signals(doc: HtmlElement, microdata: list[HtmlElement] | None = None) -
 def drop_unread(doc: HtmlElement) -> None:
     """Cut (in place) what no reader after the signals reads: the page's ``meta`` and
     ``link`` elements (once the title, a product's microdata and a forum's description are
-    read), its images and its SVG drawings (no reader here prints them). trafilatura,
-    asked for no metadata, links or images, drops them too, after it has copied and walked
-    the tree it is handed several times: a smaller tree to copy and walk."""
+    read), its images and SVG drawings, and its input fields (no reader here prints them).
+    trafilatura, asked for no metadata, links or images, drops them too, after it has
+    copied and walked the tree it is handed several times: a smaller tree to copy and
+    walk."""
     for element in list(doc.getroottree().getroot().iter(*UNREAD_TAGS)):
         if element.getparent() is not None:  # an element inside a drawing went with it
             element.drop_tree()
