@@ -139,29 +139,57 @@ class StyleRules:
         return any(f".{name}" in self.shown_in_media for name in (el.get("class") or "").split())
 
 
+# An @-block holding rules one level deep (``@media ... { a { } b { } }``), from after its
+# opening brace to its closing one: matched in C instead of brace by brace
+_AT_BODY = re.compile(r"(?:[^{}]*\{[^{}]*\})*[^{}]*\}")
+
+
 def _strip_at_blocks(css: str) -> tuple[str, str]:
-    """(top-level rules, the text of every @-block), for braces nested one level."""
-    top, inner, depth, start, at = [], [], 0, 0, False
-    for brace in _BRACE.finditer(css):  # only the braces matter: no walk over every character
-        index, char = brace.start(), brace.group()
-        if char == "{":
-            if depth == 0:
-                head = css[start:index]
-                at = head.lstrip().startswith("@") or "@" in head.rsplit("}", 1)[-1]
-                if at:
-                    top.append(css[start:start + max(0, head.rfind("@"))])
-                    start = index + 1
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                if at:
-                    inner.append(css[start:index])
-                    start, at = index + 1, False
+    """(top-level rules, the text of every @-block), for braces nested one level. A plain
+    rule, and an @-block nested no deeper, is taken whole (``str.find``, ``_AT_BODY``);
+    other text is walked brace by brace."""
+    top, inner, depth, start, at, pos = [], [], 0, 0, False, 0
+    while True:
+        if depth == 0:
+            index = css.find("{", pos)
+            if index < 0:
+                break
+            head = css[start:index]
+            at = head.lstrip().startswith("@") or "@" in head.rsplit("}", 1)[-1]
+            if at:
+                top.append(css[start:start + max(0, head.rfind("@"))])
+                start = pos = index + 1
+                body = _AT_BODY.match(css, start)
+                if body:
+                    inner.append(css[start:body.end() - 1])
+                    start = pos = body.end()
+                    at = False
                 else:
-                    top.append(css[start:index + 1])
-                    start = index + 1
-            depth = max(depth, 0)
+                    depth = 1
+                continue
+            close, opening = css.find("}", index + 1), css.find("{", index + 1)
+            if close >= 0 and (opening < 0 or close < opening):
+                top.append(css[start:close + 1])
+                start = pos = close + 1
+            else:
+                depth, pos = 1, index + 1
+            continue
+        brace = _BRACE.search(css, pos)
+        if brace is None:
+            break
+        index, pos = brace.start(), brace.start() + 1
+        if brace.group() == "{":
+            depth += 1
+            continue
+        depth -= 1
+        if depth == 0:
+            if at:
+                inner.append(css[start:index])
+                start, at = index + 1, False
+            else:
+                top.append(css[start:index + 1])
+                start = index + 1
+        depth = max(depth, 0)
     top.append(css[start:])
     return "".join(top), "\n".join(inner)
 
