@@ -21,7 +21,6 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
@@ -97,12 +96,7 @@ class _Counter:
         the terms each part holds as whole words (a joined spelling counts in the whole text
         only: jell-o's title holds no word "jello")."""
         split = [_WORD.findall(part) for part in parts]
-        return self.count(parts, split, "".join([w for words in split for w in words]))
-
-    def count(self, parts: list[str], split: list[list[str]], compact: str
-              ) -> tuple[dict[str, int], list[list[str]]]:
-        """``read``, the words of each part (``split``) and all of them run together
-        (``compact``) already found."""
+        compact = "".join([w for words in split for w in words])
         counts: dict[str, int] = {}  # in the order the text first holds each term
         if self.pattern is None:
             spelled = self.spelled
@@ -133,8 +127,8 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
     addresses = []
     # a text joined by spaces folds as its parts do, one by one
     texts = [[fold(c.title), fold(c.snippet), fold(f"{c.host} {c.path}")] for c in candidates]
-    for parts, (split, compact) in zip(texts, _words(texts), strict=True):
-        counts, (in_title, _, in_address) = counter.count(parts, split, compact)
+    for parts in texts:
+        counts, (in_title, _, in_address) = counter.read(parts)
         lengths.append(len(" ".join(parts).split()))
         found.append(counts)
         titles.append(set(in_title) if in_title else None)
@@ -168,33 +162,6 @@ def text_match(candidates: list[Candidate], query: ParsedQuery, k1: float = 1.2,
         off_topic = some_match and score == 0 and not (latin_query and _foreign(c.title))
         out.append(TextMatch(score / best, off_topic, phrase, title, address))
     return out
-
-
-# Every ASCII character that is not a letter or a digit (_WORD's separators), as a space; the
-# line break kept, to part the texts of an answer read as one
-_SEPARATORS = str.maketrans({i: " " for i in range(128) if not chr(i).isalnum() and i != 10})
-
-
-def _words(texts: list[list[str]]) -> Iterator[tuple[list[list[str]], str]]:
-    """Each text's ``_WORD.findall`` of every part, and all its words run together. The
-    ASCII parts (most) are read in one pass over the whole answer, separators as spaces."""
-    flat = [part for parts in texts for part in parts]
-    spaced = "\n".join([p if p.isascii() else "" for p in flat]).translate(_SEPARATORS)
-    pieces, compacts = spaced.split("\n"), spaced.replace(" ", "").split("\n")
-    one_pass = len(pieces) == len(flat)  # else a part held a line break: each read alone
-    at = 0
-    for parts in texts:
-        split, compact = [], ""
-        for part in parts:
-            if one_pass and part.isascii():
-                split.append(pieces[at].split())
-                compact += compacts[at]
-            else:
-                found = _WORD.findall(part)
-                split.append(found)
-                compact += "".join(found)
-            at += 1
-        yield split, compact
 
 
 def names_page(query: ParsedQuery, title: str) -> bool:
