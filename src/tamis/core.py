@@ -155,30 +155,28 @@ class Tamis:
             cached = self.read_stored(raw) if raw is not None else None
             if cached is not None:
                 return cached
-        response, _, _ = await self.search_fresh(request, key, extract=extract, explain=explain,
+        response, _ = await self.search_fresh(request, key, extract=extract, explain=explain,
                                                  max_results=max_results, budget=budget)
         return response
 
     async def search_fresh(self, request: SearchRequest | str, key: str | None, *,
                            extract: bool = True, explain: bool = False,
                            max_results: int | None = None, budget: int | None = None,
-                           ) -> tuple[SearchResponse, dict[str, Any] | None, bytes | None]:
+                           ) -> tuple[SearchResponse, dict[str, Any] | None]:
         """``search`` past its answer-cache lookup (``key``: its ``answer_key``, None when
         the cache is off): the answer, stored under ``key`` when a repeat would reproduce
-        it, its JSON data when ``key`` is given (dumped once: a server renders it), and the
-        bytes stored when it was stored (a server's body is made from them)."""
+        it, and its JSON data when ``key`` is given (dumped once: a server renders it)."""
         response, line_answers = await self.search_detailed(
             request, extract=extract, explain=explain, max_results=max_results, budget=budget)
         if key is None:
-            return response, None, None
+            return response, None
         answer = response.model_dump(mode="json")
-        stored = None
         if answer_cache.storable(
                 answer, [a.status for a in line_answers],
                 all(adapter.cacheable for adapter in self.adapters()),
                 [{"kind": n.kind} for a in line_answers for n in a.notes]):
-            stored = answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
-        return response, answer, stored
+            answer_cache.put(self.store, key, answer, self.config.cache.ttl_seconds)
+        return response, answer
 
     @staticmethod
     def read_stored(raw: bytes) -> SearchResponse | None:

@@ -3,14 +3,11 @@ and the body is the answer as stored, rendered the ordinary way."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import httpx
 from fake_searxng import FakeSearXNG
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from loopback import LoopbackServer
 from serving import Served
 
@@ -78,42 +75,3 @@ def test_the_service_moves_what_start_up_made_out_of_the_collectors_way(tmp_path
     finally:
         gc.unfreeze()
 
-
-# -- a first answer's body made from its stored bytes, against the ordinary render ----------
-TRICKY = st.sampled_from(['plain', ',"explain":null', ',"dropped":null', '\\', '"', 'NaN',
-                          'Infinity', 'é中', '\\",', '}', 'null'])
-
-
-def ordinary_body(answer: dict) -> bytes:
-    from starlette.responses import JSONResponse
-
-    return bytes(JSONResponse(answer_dict(copy.deepcopy(answer))).body)
-
-
-def stored_bytes(answer: dict) -> bytes:
-    store = MemoryStore()
-    raw = answers.put(store, "k", answer, 60)
-    assert raw is not None and store.get(answers.ANSWERS, "k") == raw
-    return raw
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.lists(TRICKY, max_size=4).map("".join),
-                          st.one_of(st.none(), st.just({"total": 1.0}))), max_size=4),
-       st.one_of(st.none(), st.just([])), st.sampled_from([1.0, float("nan")]),
-       st.dictionaries(st.sampled_from(["x", "explain", "dropped"]), st.none(), max_size=3))
-def test_the_body_from_stored_bytes_is_the_ordinary_render(results, dropped, score, extra):
-    answer = {"query": "q", "results": [
-        {"rank": i, "snippet": text, "score": score, "positions": {text: 1}, "explain": parts}
-        for i, (text, parts) in enumerate(results, 1)], "extra": extra, "dropped": dropped,
-        "notes": [{"message": text} for text, _ in results]}
-    from tamis.interfaces.http_answers import body_from_stored
-
-    made = body_from_stored(stored_bytes(answer), copy.deepcopy(answer))
-    if made is not None:
-        assert made == ordinary_body(answer)
-    plain = dropped is None and score == 1.0 and all(p is None for _, p in results) \
-        and not any(',"explain":null' in t or ',"dropped":null' in t or "NaN" in t
-                    or "Infinity" in t for t, _ in results) and not extra
-    if plain:
-        assert made is not None  # the usual answer takes the fast path

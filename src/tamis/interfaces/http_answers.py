@@ -40,7 +40,6 @@ class Found:
     key: str | None = None
     stored: bytes | None = None
     answer: dict[str, Any] | None = None  # a first answer's JSON data, dumped once
-    body: bytes | None = None  # a first answer's body, made from its stored bytes
 
 
 class RenderedAnswers:
@@ -64,10 +63,9 @@ class RenderedAnswers:
                 if response is not None:
                     return Found(response, key, raw)
         # Not stored (or unreadable): searched, without asking the store a second time.
-        response, answer, stored = await layer.search_fresh(request, key, extract=extract,
-                                                            explain=explain, budget=budget)
-        body = body_from_stored(stored, answer) if stored is not None and answer else None
-        return Found(response, answer=answer, body=body)
+        response, answer = await layer.search_fresh(request, key, extract=extract,
+                                                    explain=explain, budget=budget)
+        return Found(response, answer=answer)
 
     @staticmethod
     async def again(layer: Tamis, kept: Rendered, request: SearchRequest, *, extract: bool,
@@ -90,30 +88,3 @@ class RenderedAnswers:
         while len(self._kept) > self.size:
             self._kept.popitem(last=False)
 
-
-# What ``answer_dict`` takes out of an answer without --explain, as its compact JSON writes it.
-_EXPLAIN_NULL = b',"explain":null'
-_DROPPED_NULL = b',"dropped":null'
-
-
-def body_from_stored(stored: bytes, answer: dict[str, Any]) -> bytes | None:
-    """The body ``JSONResponse(answer_dict(answer))`` sends, made from the answer's stored
-    bytes (its compact JSON) without dumping it again; None when that cannot be shown equal.
-
-    ``answer_dict`` drops ``dropped`` and each result's ``explain`` when null. In compact
-    JSON a quote inside a string is always escaped, so ``,"explain":null`` can only be an
-    object's member, never text: when the stored bytes hold exactly one such member a
-    result (and one ``,"dropped":null``), those are the members dropped, and the rest is
-    the body. A non-finite float (``NaN``, ``Infinity``: the body's dump refuses them) or
-    --explain's data: None (the ordinary path)."""
-    if answer.get("dropped", 0) is not None or b"NaN" in stored or b"Infinity" in stored:
-        return None
-    results = answer.get("results")
-    if not isinstance(results, list) or any(
-            not isinstance(r, dict) or r.get("explain", 0) is not None for r in results):
-        return None
-    body = stored.replace(_EXPLAIN_NULL, b"")
-    if len(stored) - len(body) != len(_EXPLAIN_NULL) * len(results):  # one a result, no other
-        return None
-    trimmed = body.replace(_DROPPED_NULL, b"")
-    return trimmed if len(body) - len(trimmed) == len(_DROPPED_NULL) else None

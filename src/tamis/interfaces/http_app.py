@@ -159,8 +159,6 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         response = found.response
         metrics.observe_search(response)
         status_code = 502 if response.status == "failed" else 200
-        if found.body is not None and note is None:  # a first answer, as it was stored
-            return Response(found.body, status_code=status_code, media_type="application/json")
         content = answer_dict(found.answer) if found.answer is not None and note is None \
             else response_dict(with_note(response, note))  # the same data, dumped once
         answer = JSONResponse(content, status_code=status_code)

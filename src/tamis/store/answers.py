@@ -72,16 +72,14 @@ def parse(raw: bytes) -> dict[str, Any] | None:
     return data
 
 
-def put(store: Store, key: str, answer: dict[str, Any], ttl: float) -> bytes | None:
-    """Store the answer; its bytes as stored (a server makes the body from them), None when
-    they could not be made."""
+def put(store: Store, key: str, answer: dict[str, Any], ttl: float) -> None:
+    """Store the answer as compact JSON; an answer that cannot be dumped is not stored."""
     try:
         raw = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except Exception:
-        return None
+        return
     with contextlib.suppress(Exception):  # the answer is still returned, the repeat slower
         store.set(ANSWERS, key, raw, ttl=ttl)
-    return raw
 
 
 def storable(answer: dict[str, Any], line_statuses: list[str], every_line_cacheable: bool,
