@@ -210,8 +210,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         if getattr(route, "path", None) != "/":
             app.router.routes.append(route)
 
-    app.add_middleware(Guard, service=service, token=token,
-                       direct={"/v1/search": search_get})  # the route, called directly
+    app.add_middleware(Guard, service=service, token=token)
     return app
 
 

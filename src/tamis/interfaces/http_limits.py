@@ -16,13 +16,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import Request
-from fastapi.responses import Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -201,22 +200,14 @@ class Service:
             close(work)  # a no-op once awaited
 
 
-Direct = Callable[[Request], Awaitable[Response]]
-
-
 class Guard:
-    """One pass per request: Host, token, body size and type, metrics. ``direct``: endpoints
-    (``GET`` path -> the route's own function) called from here, past FastAPI's routing,
-    dependency solving and middleware, which cost more than the searches' own work on a
-    repeat; their errors are answered as the app's exception handler answers them."""
+    """One pass per request: Host, token, body size and type, metrics."""
 
-    def __init__(self, app: ASGIApp, service: Service, token: str | None,
-                 direct: dict[str, Direct] | None = None) -> None:
+    def __init__(self, app: ASGIApp, service: Service, token: str | None) -> None:
         self.app = app
         self.service = service
         self.check = TokenCheck(token) if token else None
         self.hosts: frozenset[str] | bool | None = False  # False: not computed yet
-        self.direct = direct or {}
 
     def refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str, dict] | None:
         path = scope["path"]
@@ -273,13 +264,6 @@ class Guard:
                         await self.app(scope, receive, sending)
                 except TamisError as exc:
                     await error_for(exc)(scope, receive, sending)
-            elif scope["method"] == "GET" and path in self.direct:
-                request = Request(scope, receive, sending)
-                try:
-                    response = await self.direct[path](request)
-                except TamisError as exc:
-                    response = error_for(exc)
-                await response(scope, receive, sending)
             else:
                 await self.app(scope, receive, sending)
         finally:
