@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from json.encoder import encode_basestring as _quoted  # json.dumps's, ensure_ascii=False
 from typing import TYPE_CHECKING, NamedTuple
 
 from tamis.backends.base import Adapter, Parsed
@@ -123,41 +122,11 @@ def cache_read(store: GuardedStore, key: str, now: float) -> Cached | None:
 
 
 def cache_write(store: GuardedStore, key: str, parsed: Parsed, ttl: float, now: float) -> None:
-    rest = {"notes": [note.model_dump(mode="json") for note in parsed.notes], "fetched": now}
-    hits = hits_json(parsed.hits)
-    if hits is None:  # not plain RawHits: the general dump
-        value = json.dumps({"hits": [hit.model_dump(mode="json") for hit in parsed.hits],
-                            **rest}, ensure_ascii=False, separators=(",", ":"))
-    else:
-        value = '{"hits":' + hits + "," + json.dumps(rest, ensure_ascii=False,
-                                                      separators=(",", ":"))[1:]
+    value = json.dumps({"hits": [hit.model_dump(mode="json") for hit in parsed.hits],
+                        "notes": [note.model_dump(mode="json") for note in parsed.notes],
+                        "fetched": now}, ensure_ascii=False, separators=(",", ":"))
     # Kept past its TTL so that it can stand in for the line when the line fails.
     store.set(CACHE_NAMESPACE, key, value.encode("utf-8"), ttl=max(ttl, STALE_SECONDS))
-
-
-def hits_json(hits: list[RawHit]) -> str | None:
-    """The compact JSON ``json.dumps`` writes of the hits' ``model_dump(mode="json")``,
-    each hit written in one step (each string by json's own quoting); None unless every hit
-    is a ``RawHit`` holding exactly what it declares (str, list of str, list of int)."""
-    parts = []
-    for hit in hits:
-        if hit.__class__ is not RawHit:
-            return None
-        engines, positions, published = hit.engines, hit.positions, hit.published
-        if engines.__class__ is not list or positions.__class__ is not list or not (
-                all(p.__class__ is int for p in positions)
-                and all(e.__class__ is str for e in engines)
-                and hit.url.__class__ is str and hit.title.__class__ is str
-                and hit.snippet.__class__ is str and hit.line.__class__ is str
-                and (published is None or published.__class__ is str)):
-            return None
-        parts.append(
-            f'{{"url":{_quoted(hit.url)},"title":{_quoted(hit.title)},"snippet":'
-            f'{_quoted(hit.snippet)},"line":{_quoted(hit.line)},"engines":'
-            f'[{",".join(map(_quoted, engines))}],"positions":'
-            f'[{",".join(map(int.__repr__, positions))}],"published":'
-            f'{"null" if published is None else _quoted(published)}}}')
-    return "[" + ",".join(parts) + "]"
 
 
 def stale_note(line: str, cached: Cached, why: str) -> Note:
