@@ -346,7 +346,6 @@ def _scope(kept: list[Any], request: SearchRequest) -> tuple[list[Any], list[Dro
     return out, dropped
 
 
-
 async def asearch(query: str, *, config: Config | str | Path | None = None,
                   extract: bool = True, explain: bool = False,
                   max_results: int | None = None, **params: Any) -> SearchResponse:

@@ -19,8 +19,6 @@ try:
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as Loader  # type: ignore[assignment]
 
-YAMLError = yaml.YAMLError
-
 
 def compose(text: str) -> yaml.Node | None:
     """The document's node tree (with line marks), or None for an empty document.

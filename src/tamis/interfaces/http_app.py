@@ -157,7 +157,7 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
                                 media_type="application/json")
             found = await rendered.again(service.get_layer(), found, search_request, **options)
         response = found.response
-        metrics.observe_search(response)
+        metrics.observe_lines(response.lines)
         status_code = 502 if response.status == "failed" else 200
         content = answer_dict(found.answer) if found.answer is not None and note is None \
             else response_dict(with_note(response, note))  # the same data, dumped once

@@ -118,7 +118,7 @@ def compat_router(service: Service) -> APIRouter:
         response: SearchResponse
         response, _ = await service.limited(
             request, service.get_layer().search(search_request, extract=extract))
-        service.metrics.observe_search(response)
+        service.metrics.observe_lines(response.lines)
         if response.status == "failed":
             raise HTTPError(502, failure_reason(response))
         return response

@@ -37,7 +37,7 @@ from tamis.interfaces.http_auth import (
 )
 from tamis.interfaces.http_errors import error_for, error_response
 from tamis.limits import check_max_results, check_query
-from tamis.models import LineReport, SearchResponse
+from tamis.models import LineReport
 from tamis.store.writes import settled, track_writes
 
 log = logging.getLogger("tamis.serve")
@@ -84,9 +84,6 @@ class Metrics:
                                   ["line"], registry=self.registry)
         self.rejected = Counter("tamis_rejected_total", "Requests refused by a limit",
                                 ["reason"], registry=self.registry)
-
-    def observe_search(self, response: SearchResponse) -> None:
-        self.observe_lines(response.lines)
 
     def observe_lines(self, lines: list[LineReport]) -> None:
         for line in lines:

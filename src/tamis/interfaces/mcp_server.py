@@ -42,8 +42,6 @@ def tool_errors() -> Iterator[None]:
                         if hasattr(exc, "errors") else str(exc)) from None
 
 
-
-
 SEARCH_DESCRIPTION = (
     "Search the web. Use this first for any question that needs current or external "
     "information. Returns ranked results (title, url, source type, snippet) with non-answers "

@@ -1,10 +1,7 @@
 """Find, read, merge and validate the config, with errors that name the file, key and line.
 
 Finding the files and layering them is ``tamis.policy.files`` (plain strings, for the CLI's
-repeat path); here as ``Path``. Discovery order: ``--config FILE``, else ``$TAMIS_CONFIG``, else
-``$XDG_CONFIG_HOME/tamis/config.yaml`` (``~/.config/tamis/config.yaml``), else the built-in
-policy alone. A user file is layered over the built-in policy: mappings merge key by key, a
-list replaces the default list, and ``{add: [...], remove: [...]}`` edits the default list.
+repeat path; its docstring gives the discovery order and the layering); here as ``Path``.
 """
 
 from __future__ import annotations
