@@ -67,17 +67,6 @@ class RenderedAnswers:
                                                     explain=explain, budget=budget)
         return Found(response, answer=answer)
 
-    @staticmethod
-    async def again(layer: Tamis, kept: Rendered, request: SearchRequest, *, extract: bool,
-                    explain: bool, budget: int | None) -> Found:
-        """The answer a kept body was rendered from, to render with something added (a
-        note); searched again if this version cannot read it."""
-        response = layer.read_stored(kept.stored)
-        if response is None:
-            response = await layer.search(request, extract=extract, explain=explain,
-                                          budget=budget)
-        return Found(response)
-
     def keep(self, found: Found, rendered: Rendered) -> None:
         """Keep the body of a repeat (only a repeat: a first answer is not what a repeat
         sends, its lines are not ``cached``)."""

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tamis.core import Tamis
 from tamis.errors import TamisError
-from tamis.interfaces.http_answers import Rendered, RenderedAnswers
+from tamis.interfaces.http_answers import Found, Rendered, RenderedAnswers
 from tamis.interfaces.http_compat import compat_router
 from tamis.interfaces.http_errors import error_for, error_response, not_json, unreadable_body
 from tamis.interfaces.http_limits import Guard, HTTPError, Service
@@ -155,7 +155,11 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
                 metrics.observe_lines(found.lines)
                 return Response(found.body, status_code=found.status_code,
                                 media_type="application/json")
-            found = await rendered.again(service.get_layer(), found, search_request, **options)
+            # The answer the kept body was rendered from, to render with the note: its bytes
+            # were read once already, and read the same again.
+            response = service.get_layer().read_stored(found.stored)
+            assert response is not None
+            found = Found(response)
         response = found.response
         metrics.observe_lines(response.lines)
         status_code = 502 if response.status == "failed" else 200
