@@ -24,6 +24,17 @@ SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "co
 TimeRange = Literal["day", "week", "month", "year"]
 
 
+def encodable(value: str | list[str] | None) -> str | list[str] | None:
+    """A lone surrogate (a JSON ``\\ud800`` escape in a request or a backend's answer, a byte
+    of argv that is not UTF-8) made U+FFFD, as in the query (``tamis.limits.check_query``):
+    no encoder takes one, so a cache key, a backend request or the printed answer would fail."""
+    if isinstance(value, str):
+        return value if value.isascii() else clean_str(value)
+    if value:
+        return [v if v.isascii() else clean_str(v) for v in value]
+    return value
+
+
 class Model(BaseModel):
     """The base of the models here. defer_build: a model's schema is built when it first
     validates or dumps, not at import; a search builds those of what it makes, and a
@@ -48,17 +59,8 @@ class SearchRequest(Model):
     include_domains: list[str] = Field(default_factory=list)
     exclude_domains: list[str] = Field(default_factory=list)
 
-    @field_validator("categories", "language", "engines", "include_domains", "exclude_domains")
-    @classmethod
-    def _encodable(cls, value: str | list[str] | None) -> str | list[str] | None:
-        """A lone surrogate (a JSON ``\\ud800`` escape, a byte of argv that is not UTF-8)
-        made U+FFFD, as in the query (``tamis.limits.check_query``): no encoder takes one, so
-        the answer's cache key and the backend's request would fail on it."""
-        if isinstance(value, str):
-            return value if value.isascii() else clean_str(value)
-        if value:
-            return [v if v.isascii() else clean_str(v) for v in value]
-        return value
+    _encodable = field_validator("categories", "language", "engines", "include_domains",
+                                 "exclude_domains")(encodable)
 
     def cache_params(self) -> dict[str, object]:
         """The parameters that change a backend's answer (the cache key, with the query)."""
@@ -75,6 +77,9 @@ class RawHit(Model):
     engines: list[str] = Field(description="Provenance labels, e.g. 'searxng:bing' or 'tavily'")
     positions: list[int] = Field(description="1-based position per engine, parallel to engines")
     published: str | None = None
+
+    _encodable = field_validator("url", "title", "snippet", "line", "engines",
+                                 "published")(encodable)
 
     @model_validator(mode="after")
     def _one_position_per_engine(self) -> Self:
@@ -107,6 +112,8 @@ class Note(Model):
         "info",
     ]
     message: str
+
+    _encodable = field_validator("source", "message")(encodable)
 
 
 LineStatus = Literal["ok", "empty", "failed", "timeout", "no_key"]

@@ -20,12 +20,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from tamis.backends.clean import clean_str
 from tamis.core import Tamis
 from tamis.errors import SearchFailed, TamisError
 from tamis.extract.models import ReadResponse
 from tamis.failure import failure_reason
 from tamis.models import SearchRequest, SearchResponse
+from tamis.text import clean_str
 from tamis.version import __version__
 
 

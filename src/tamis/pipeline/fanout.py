@@ -48,7 +48,6 @@ from typing import Any, NamedTuple
 import httpx
 
 from tamis.backends.base import Adapter, AnswerError, Parsed
-from tamis.backends.clean import clean_model, sanitised
 from tamis.backends.keys import Key, KeyPool, format_until
 from tamis.errors import NoUsableKey
 from tamis.http_client import USER_AGENT  # re-exported: the stages import it from here
@@ -254,7 +253,7 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
     def answer(status: str, hits: list[RawHit] | None = None, *, cached: bool = False,
                extra: list[Note] | None = None, failure: Failure | None = None
                ) -> LineAnswer:
-        notes = [clean_model(n) for n in [*run.notes, *(extra or [])]]
+        notes = [*run.notes, *(extra or [])]
         if store.error:
             notes.append(Note(source=adapter.name, kind="info",
                               message=f"store unavailable ({store.error}): cache and key"
@@ -304,7 +303,6 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
         message = f"unexpected {describe_error(exc, run.secrets)}"
         return stale_or("failed", Note(source=adapter.name, kind="line_failed",
                                        message=message), Failure("unexpected", message))
-    parsed = sanitised(parsed)
     if use_cache:
         cache_write(store, key, parsed, ctx.cache_ttl, ctx.now())
     extra = list(parsed.notes)
@@ -335,7 +333,6 @@ async def fan_out(request: SearchRequest, adapters: list[Adapter],
             answers.append(task.result())
             continue
         log.info("line %s: no answer within the %g s deadline", adapter.name, ctx.timeout)
-        run.notes = [clean_model(n) for n in run.notes]
         late = Note(source=adapter.name, kind="line_timeout",
                     message=f"no answer within the {ctx.timeout:g} s deadline; the other"
                             " lines' answers are kept")
