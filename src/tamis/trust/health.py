@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
@@ -78,16 +79,12 @@ class LineHealth(BaseModel):
     notes: list[str] = []
 
 
+@dataclass
 class _Seen:
     """The HTTP statuses and content types one line's client saw."""
 
-    def __init__(self) -> None:
-        self.statuses: list[int] = []
-        self.types: list[str] = []
-
-    async def __call__(self, response: httpx.Response) -> None:
-        self.statuses.append(response.status_code)
-        self.types.append(response.headers.get("content-type", "").split(";")[0].strip())
+    statuses: list[int] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
 
 
 _PROBING: ContextVar[_Seen | None] = ContextVar("tamis_probing", default=None)
@@ -97,7 +94,8 @@ async def record_status(response: httpx.Response) -> None:
     """The check's response hook: the answer's status and type, for the line probing."""
     seen = _PROBING.get()
     if seen is not None:
-        await seen(response)
+        seen.statuses.append(response.status_code)
+        seen.types.append(response.headers.get("content-type", "").split(";")[0].strip())
 
 
 async def probe_line(adapter: Adapter, request: SearchRequest, config: Config, *,
