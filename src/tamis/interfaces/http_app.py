@@ -36,7 +36,7 @@ from tamis.interfaces.http_errors import error_for, error_response, not_json, un
 from tamis.interfaces.http_limits import Guard, HTTPError, Service
 from tamis.interfaces.render import answer_dict, response_dict
 from tamis.interfaces.web import web_routes
-from tamis.models import Note, SearchRequest, SearchResponse, TimeRange
+from tamis.models import Note, SearchRequest, TimeRange
 from tamis.version import __version__
 
 LIST_FIELDS = ("include_domains", "exclude_domains")
@@ -88,12 +88,6 @@ def invalid(exc: ValidationError | RequestValidationError) -> HTTPError:
         return HTTPError(422, "the body is empty: send a JSON object, e.g. {\"query\": \"...\"}")
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
     return HTTPError(422, f"{where or 'request'}: {first.get('msg', 'invalid request')}")
-
-
-def with_note(response: SearchResponse, note: str | None) -> SearchResponse:
-    if note:
-        response.notes.append(Note(source="serve", kind="info", message=note))
-    return response
 
 
 def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
@@ -163,8 +157,10 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
         response = found.response
         metrics.observe_lines(response.lines)
         status_code = 502 if response.status == "failed" else 200
+        if note:
+            response.notes.append(Note(source="serve", kind="info", message=note))
         content = answer_dict(found.answer) if found.answer is not None and note is None \
-            else response_dict(with_note(response, note))  # the same data, dumped once
+            else response_dict(response)  # the same data, dumped once
         answer = JSONResponse(content, status_code=status_code)
         if note is None:
             rendered.keep(found, Rendered(bytes(answer.body), answer.status_code,
