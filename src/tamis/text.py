@@ -3,6 +3,7 @@ answer, the merge cleans titles. The ground floor: it imports nothing of tamis."
 
 from __future__ import annotations
 
+import html
 import re
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
@@ -14,8 +15,6 @@ def clean_text(text: str, cap: int | None = None) -> str:
     if not text:
         return ""
     if "<" in text or "&" in text:
-        import html
-
         text = html.unescape(_TAG.sub(" ", text))
         text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
     text = " ".join(text.split())

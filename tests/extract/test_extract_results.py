@@ -16,7 +16,7 @@ from extract_support import (
 from tamis.extract import extract_results
 from tamis.models import Result
 from tamis.policy.schema import ExtractionConfig
-from tamis.store import open_store
+from tamis.store.base import open_store
 
 
 def extract(results: list[Result], config: ExtractionConfig, query: str = "alpha", **kw):

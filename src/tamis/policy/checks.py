@@ -6,6 +6,7 @@ Each raises (or returns) a message that never quotes a value that may be a secre
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 from collections.abc import Mapping
@@ -191,8 +192,6 @@ def check_hosts(hosts: list[str]) -> list[str]:
 def check_networks(values: list[str]) -> list[str]:
     """IP addresses or CIDR ranges (``10.0.0.5``, ``10.0.0.0/8``, ``::1``): anything else
     would be compared as text with a peer's address and silently never match."""
-    import ipaddress
-
     for value in values:
         try:
             ipaddress.ip_network(value.strip(), strict=False)

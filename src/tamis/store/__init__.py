@@ -1,10 +1,5 @@
 """State that outlives a process (cache, key rest times) behind one small interface.
 
-``open_store(url)``: ``None`` is SQLite in the user cache dir, a path is SQLite there,
+``base.open_store(url)``: ``None`` is SQLite in the user cache dir, a path is SQLite there,
 ``redis://...`` is Redis (for replicas that share state), ``memory:`` lives in the process.
 """
-
-from tamis.store.base import open_store
-from tamis.store.protocol import Store
-
-__all__ = ["Store", "open_store"]
