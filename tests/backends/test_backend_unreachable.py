@@ -74,7 +74,9 @@ def test_searxng_url_of_the_search_page_is_accepted(monkeypatch, suffix: str) ->
 
 @pytest.mark.parametrize(("variable", "value"), [
     ("SEARXNG_URL", "10.1.2.3:8888"), ("SEARXNG_URL", "localhost:8888/search"),
-    ("SEARXNG_URL", "ftp://u:pw@127.0.0.1/"), ("FIRECRAWL_URL", "http://127.0.0.1:70000")])
+    ("SEARXNG_URL", "ftp://u:pw@127.0.0.1/"), ("FIRECRAWL_URL", "http://127.0.0.1:70000"),
+    ("SEARXNG_URL", "http://u:pw@127.0.0.1:8888"),
+    ("SEARXNG_URL", "http://127.0.0.1:8888/?token=pw12345678")])
 def test_a_bad_url_in_the_environment_is_refused_at_load(variable: str, value: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_config(None, env={variable: value})

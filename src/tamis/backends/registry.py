@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import tamis.backends
 from tamis.backends.base import AUTH_HEADERS, COMMON_KEYS, Adapter
 from tamis.errors import ConfigError, DeclarationError
-from tamis.policy.checks import ENV_NAME, KeyShapes, url_problem
+from tamis.policy.checks import ENV_NAME, KeyShapes, key_in_url, key_refusal, url_problem
 from tamis.policy.defaults import MAX_CHARS, MAX_RESULTS
 from tamis.policy.schema import LineConfig
 from tamis.redact import value_problem
@@ -196,7 +196,9 @@ def lines_from_environment(env: Mapping[str, str]) -> list[LineConfig]:
              if cls.zero_config is not None]
     for _, rule in rules:
         variable = rule.url_env
-        problem = url_problem(env[variable]) if variable and env.get(variable) else None
+        url = env.get(variable) if variable else None
+        problem = url and (url_problem(url) or (
+            (where := key_in_url(url)) and str(key_refusal(where))))
         if problem:  # the URL itself is never echoed: it may carry a password
             raise ConfigError(f"environment variable {variable}: {problem}")
     lines = [line for name, rule in rules if not rule.fallback
