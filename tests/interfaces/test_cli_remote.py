@@ -134,6 +134,15 @@ def test_an_unusable_tamis_url_is_one_error_line(tmp_path: Path, url: str, says:
     assert TOKEN not in done.stderr and "hunter2" not in done.stderr
 
 
+@pytest.mark.parametrize("token", [TOKEN + "\n", f"{TOKEN}\r\nX-Injected: 1", f" {TOKEN}"])
+def test_an_unsendable_token_is_one_error_line(tmp_path: Path, token: str) -> None:
+    done = run(["search", "--no-extract", PROXMOX], tmp_path,
+               TAMIS_URL=f"http://127.0.0.1:{free_port()}", TAMIS_TOKEN=token)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: environment variable TAMIS_TOKEN: its value")
+    assert len(done.stderr.splitlines()) == 1 and TOKEN not in done.stderr
+
+
 def test_a_service_that_is_not_tamis_is_named(tmp_path: Path, searxng: LoopbackServer) -> None:
     done = run(["search", "--no-extract", PROXMOX], tmp_path, TAMIS_URL=searxng.url)
     assert done.returncode == 2 and done.stdout == ""

@@ -61,6 +61,11 @@ def search(url: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     token = os.environ.get(TOKEN_ENV) or ""
     if token:
+        from tamis.redact import value_problem  # a line break would fail in http.client
+
+        if problem := value_problem(token):
+            raise SearchFailed(f"environment variable {TOKEN_ENV}: {problem}; set it to the"
+                               " token alone, with no line break or space around it")
         headers["Authorization"] = f"Bearer {token}"
     connection_class = http.client.HTTPSConnection if scheme == "https" \
         else http.client.HTTPConnection
