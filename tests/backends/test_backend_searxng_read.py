@@ -34,8 +34,9 @@ def test_labels_positions_and_text_of_each_hit():
          "engine": "bing", "positions": [2.0, True], "publishedDate": "2026-01-02"},
         {"url": "https://c.example/", "engines": ["bing"], "positions": [0, 4]},
         {"url": ""},
+        {"url": "https://d.example/", "engines": ["bing"], "positions": [float("inf")]},
     ]})
-    first, second, third = parsed.hits
+    first, second, third, fourth = parsed.hits
     assert first.model_dump() == {
         "url": "https://a.example/1", "title": "A & B", "snippet": "x y", "line": "sx",
         "engines": ["sx:bing"], "positions": [3], "published": None}
@@ -43,4 +44,5 @@ def test_labels_positions_and_text_of_each_hit():
         "", ["sx:bing", "sx:brave"], [2, 1], "2026-01-02")
     assert type(second.positions[0]) is int
     assert (third.engines, third.positions) == (["sx:bing"], [3])  # not parallel: its index
+    assert fourth.positions == [5]  # Infinity, as Python's json reads it: its index
     assert [n.kind for n in parsed.notes] == ["skipped_hit"]

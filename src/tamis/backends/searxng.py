@@ -145,8 +145,10 @@ def read_result(adapter: Adapter, prefix: str, item: dict[str, Any], index: int
     if not isinstance(positions, list) or len(positions) != len(engines):
         positions = [index] * len(engines)
     else:
+        # an Infinity (Python's json reads it) has no int: that result's own index instead
         positions = [p if p.__class__ is int and p >= 1 else int(p)
-                     if isinstance(p, (int, float)) and p >= 1 else index for p in positions]
+                     if isinstance(p, (int, float)) and 1 <= p < float("inf") else index
+                     for p in positions]
     return adapter.hit(item.get("url"), item.get("title"), item.get("content"), index,
                        published=item.get("publishedDate"), labels=[prefix + e for e in engines],
                        positions=positions)
