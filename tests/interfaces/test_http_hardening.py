@@ -162,6 +162,10 @@ def test_malformed_requests_are_clean_4xx(tmp_path: Path, searxng: LoopbackServe
             assert "the query is empty" in empty.json()["error"]
         bad = httpx.get(served.url + "/v1/search", params={"q": "x", "max_results": "lots"})
         assert bad.status_code == 422 and "max_results" in bad.json()["error"]
+        for path, body in (("/v1/search", {"query": 5}), ("/v1/read", {"url": "x", "query": 5})):
+            named = httpx.post(served.url + path, json=body)
+            assert named.status_code == 422, path
+            assert named.json()["error"] == "query: Input should be a valid string", path
 
         def chunks():
             yield b'{"query": "x", "pad": "'

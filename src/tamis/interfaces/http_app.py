@@ -86,7 +86,10 @@ def invalid(exc: ValidationError | RequestValidationError) -> HTTPError:
         return HTTPError(400, not_json(getattr(exc, "body", None), first))
     if first.get("type") == "missing" and tuple(first.get("loc", ())) == ("body",):
         return HTTPError(422, "the body is empty: send a JSON object, e.g. {\"query\": \"...\"}")
-    where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+    loc = tuple(first.get("loc", ()))  # FastAPI's start with where: "body" or "query"
+    if isinstance(exc, RequestValidationError) and loc[:1] in (("body",), ("query",)):
+        loc = loc[1:]  # only then: a field named "query" is still named
+    where = ".".join(str(p) for p in loc)
     return HTTPError(422, f"{where or 'request'}: {first.get('msg', 'invalid request')}")
 
 
