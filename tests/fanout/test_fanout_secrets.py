@@ -92,6 +92,29 @@ def test_no_secret_in_any_captured_output(server, run, capfd, caplog):
     assert "TAVILY_KEY_1 rests until" in captured  # names are shown, values never
 
 
+def test_results_that_echo_the_key_are_dropped(server, run):
+    """A provider that quotes the request back inside its results (title, a percent-encoded
+    URL, a base64 snippet): those results never reach the answer or the cache."""
+    import base64
+    from urllib.parse import quote
+
+    key = SECRETS["GENERIC_KEY"]
+    server.route("/generic", Reply(json={"results": [
+        {"url": "https://a.example/echo", "title": f"you sent {key}"},
+        {"url": f"https://b.example/?k={quote(key, safe='')}", "title": "b"},
+        {"url": "https://c.example/", "title": "c",
+         "content": base64.b64encode(f"Bearer {key}".encode()).decode()},
+        {"url": "https://d.example/page", "title": "a real result"}]}))
+    line = LineConfig(name="gen", base_url=server.url, search_path="/generic",
+                      api_key_env="GENERIC_KEY")
+    store = WatchedStore()
+    [answer] = run([make_adapter(line)], "q", env=SECRETS, store=store, cache_ttl=60)
+    assert [h.url for h in answer.hits] == ["https://d.example/page"]
+    assert "3 result(s) holding this line's key were dropped" in str(answer.notes)
+    stored = " ".join(v.decode() for v in store.entries("answers").values())
+    assert "d.example" in stored and "a.example" not in stored
+
+
 def test_scrub_removes_keys_query_strings_and_passwords():
     text = ("GET https://api.example.com/search?api_key=abc123SECRET&q=x failed; "
             "proxy http://user:pa55word@proxy:8080/ refused; key abc123SECRET")
