@@ -55,6 +55,26 @@ def test_a_closed_pipe_is_not_an_error(args: list[str]) -> None:
     assert code != 2
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["--help"], ["search", "--help"], ["schema"],
+                                  ["explain-url", "https://x.org/"]])
+def test_output_that_cannot_be_written_is_one_error_line(args: list[str]) -> None:
+    """A full disk (/dev/full) or a closed stdout (``>&-``): the answer is lost, so exit 2
+    with one line saying so; never a traceback, never exit 0."""
+    import os
+
+    with open("/dev/full", "w") as full:
+        disk = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    closed = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
+                            stderr=subprocess.PIPE, text=True, timeout=60,
+                            preexec_fn=lambda: os.close(1))
+    assert (disk.returncode, disk.stderr) == (
+        2, "error: the output could not be written: No space left on device\n")
+    assert (closed.returncode, closed.stderr) == (
+        2, "error: stdout is closed: the output could not be written\n")
+
+
 def test_a_dupes_section_is_accepted_by_every_command(tmp_path: Path) -> None:
     config = tmp_path / "tamis.yaml"
     config.write_text("backends:\n  - {name: searxng, type: replay, path: '" + str(DEMO)

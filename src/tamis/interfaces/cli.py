@@ -19,6 +19,7 @@ from tamis.interfaces.cli_common import (
     config_option,
     fail,
     friendly_errors,
+    stdout_problem,
 )
 from tamis.interfaces.lazy import LazyGroup
 from tamis.version import __version__
@@ -46,6 +47,8 @@ class TamisGroup(LazyGroup):
              **extra: Any) -> Any:
         if not standalone_mode:  # the caller handles click's exceptions itself
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        if sys.stdout is None:  # started with stdout closed (>&-): an answer would be lost
+            fail(str(stdout_problem()))
         try:
             # prog_name: `python -m tamis.interfaces.cli` says "tamis" too
             code = super().main(args, prog_name or "tamis", complete_var, standalone_mode=False,
@@ -59,6 +62,8 @@ class TamisGroup(LazyGroup):
             fail("interrupted", 130)
         except BrokenPipeError:
             closed_pipe()
+        except OSError as exc:  # click's own output (--help, --version) to a full disk
+            fail(stdout_problem(exc) or f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -7,6 +7,7 @@ form no import circle.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -39,9 +40,24 @@ def guarded(work: Callable[[], Any], passing: tuple[type[BaseException], ...] = 
     except (*passing, SystemExit):
         raise
     except Exception as exc:
+        if problem := stdout_problem(exc):
+            fail(problem)
         if os.environ.get("TAMIS_DEBUG"):
             raise
         fail(f"internal error: {type(exc).__name__}: {exc} (TAMIS_DEBUG=1 shows more)")
+
+
+def stdout_problem(exc: BaseException | None = None) -> str | None:
+    """Why the output could not be written (stdout closed, a full disk, an I/O error: an
+    OSError naming no file), or None. stdout then points at /dev/null, so the flush at exit
+    cannot print a traceback."""
+    if sys.stdout is None:
+        return "stdout is closed: the output could not be written"
+    if not (isinstance(exc, OSError) and exc.filename is None
+            and exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)):
+        return None
+    stdout_to_devnull()
+    return f"the output could not be written: {exc.strerror}"
 
 
 def friendly_errors(func: F) -> F:
@@ -68,12 +84,16 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def closed_pipe() -> NoReturn:
     """The reader of our output went away (``tamis check | head``): not an error. Stop
     quietly, with stdout pointed at /dev/null so the exit flush cannot complain either."""
+    stdout_to_devnull()
+    sys.exit(0)
+
+
+def stdout_to_devnull() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-    sys.exit(0)
 
 
 config_option = click.option(
