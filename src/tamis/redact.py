@@ -81,11 +81,6 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     return _USERINFO.sub(r"\1***@", text)
 
 
-def holds_secret(text: str, secrets: Iterable[str]) -> bool:
-    """True when ``text`` holds any secret in any of its forms (``secret_forms``)."""
-    return any(form in text for s in secrets if s for form in secret_forms(s))
-
-
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_\d+)?$|^KEY_", re.I)
 
 

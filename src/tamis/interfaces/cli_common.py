@@ -48,9 +48,8 @@ def guarded(work: Callable[[], Any], passing: tuple[type[BaseException], ...] = 
 
 
 def stdout_problem(exc: BaseException | None = None) -> str | None:
-    """Why the output could not be written (stdout closed, a full disk, an I/O error: an
-    OSError naming no file), or None. stdout then points at /dev/null, so the flush at exit
-    cannot print a traceback."""
+    """Why the output could not be written (stdout closed, a full disk, an OSError naming no
+    file), or None; stdout then points at /dev/null, so the exit flush prints no traceback."""
     if sys.stdout is None:
         return "stdout is closed: the output could not be written"
     if not (isinstance(exc, OSError) and exc.filename is None

@@ -67,7 +67,7 @@ from tamis.pipeline.fanout_store import (
     stale_note,
 )
 from tamis.policy.defaults import TIMEOUT
-from tamis.redact import holds_secret, scrub  # scrub re-exported: the stages import it here
+from tamis.redact import scrub, secret_forms  # scrub re-exported: the stages import it here
 from tamis.store.base import MemoryStore, Store
 
 RETRY_AFTER = 0.15       # pause before a keyless line's one retry
@@ -305,7 +305,8 @@ async def ask_line(adapter: Adapter, order: int, request: SearchRequest,
                                        message=message), Failure("unexpected", message))
     if run.secrets:  # a backend that echoes the request back: its key is no result
         echoed = [h for h in parsed.hits
-                  if holds_secret(f"{h.url} {h.title} {h.snippet}", run.secrets)]
+                  if any(f in f"{h.url} {h.title} {h.snippet}" for s in run.secrets
+                         for f in secret_forms(s))]
         parsed.hits = [h for h in parsed.hits if h not in echoed]
         parsed.notes += [Note(source=adapter.name, kind="skipped_hit", message=f"{len(echoed)}"
                               " result(s) holding this line's key were dropped")] if echoed else []
