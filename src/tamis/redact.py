@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote, quote_plus
 
+from tamis.text import printable
+
 MASK = "***"
 MIN_PIECE = 6  # shorter fragments (pieces around a line break, base64 slices) are not masked
 
@@ -78,7 +80,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         if form in text:
             text = text.replace(form, MASK)
     text = _URL_QUERY.sub(r"\1?…", text)
-    return _USERINFO.sub(r"\1***@", text)
+    return printable(_USERINFO.sub(r"\1***@", text))  # shown on a terminal: no sequences
 
 
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_\d+)?$|^KEY_", re.I)

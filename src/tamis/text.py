@@ -8,6 +8,15 @@ import re
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Terminal sequences (CSI, OSC) and control characters from an engine or a page would clear
+# a reader's screen, retitle it or write their clipboard (OSC 52): never shown.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal sequences and control characters (line breaks, tabs kept)."""
+    return text if text.isprintable() else _CONTROL.sub("", text)
 
 
 def clean_text(text: str, cap: int | None = None) -> str:
@@ -17,7 +26,7 @@ def clean_text(text: str, cap: int | None = None) -> str:
     if "<" in text or "&" in text:
         text = html.unescape(_TAG.sub(" ", text))
         text = _TAG.sub(" ", text)  # tags that were entity-escaped in the source
-    text = " ".join(text.split())
+    text = " ".join(printable(text).split())
     if cap is not None and len(text) > cap:
         cut = text[: cap - 1]
         space = cut.rfind(" ")

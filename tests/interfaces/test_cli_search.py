@@ -181,6 +181,26 @@ def test_results_without_url_and_absurd_urls_are_skipped(tmp_path: Path) -> None
                for n in data["notes"])
 
 
+def test_terminal_sequences_from_an_engine_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A title that writes the clipboard (OSC 52), a snippet that clears the screen, a
+    reason that retitles the window: stripped, on a terminal (colour on) as in JSON."""
+    fake = FakeSearXNG("custom")
+    fake.answer = {"results": [{
+        "url": "https://serverfault.com/q/1", "title": "Thin \x1b]52;c;cHdu\x07pool",
+        "content": "fix \x1b[2J\x1b[31mit\x07 \x9b1m now", "engines": ["bing"]}],
+        "unresponsive_engines": [["brave", "down \x1b]0;owned\x07"]]}
+    with LoopbackServer(fake) as server:
+        config = write_config(tmp_path, server.url)
+        shown = CliRunner().invoke(cli, ["search", "thin pool", "--config", str(config),
+                                         "--no-extract", "--format", "markdown"], color=True)
+        data = json.loads(CliRunner().invoke(
+            cli, ["search", "thin pool", "--config", str(config), "--no-extract"]).stdout)
+    assert shown.exit_code == 0, shown.output
+    assert "## 1. Thin pool" in shown.stdout and "fix it 1m now" in shown.stdout
+    assert not {"\x1b", "\x07", "\x9b"} & set(shown.stdout), repr(shown.stdout)
+    assert (data["results"][0]["title"], data["notes"][0]["message"]) == ("Thin pool", "down")
+
+
 def _subprocess(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
                           capture_output=True, text=True, env=env, timeout=60)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from tamis.backends.base import Adapter, HttpRequest, Parsed, Supports, ZeroConfig, skipped_note
 from tamis.errors import AnswerError
 from tamis.models import Note, RawHit, SearchRequest
+from tamis.text import clean_text
 
 if TYPE_CHECKING:
     import httpx
@@ -127,8 +128,8 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     engine_notes: list[Note] = []
     for entry in payload.get("unresponsive_engines") or []:
         if isinstance(entry, list | tuple) and entry:
-            engine = str(entry[0])
-            why = str(entry[1]) if len(entry) > 1 else "unresponsive"
+            engine = clean_text(str(entry[0]))
+            why = clean_text(str(entry[1])) if len(entry) > 1 else "unresponsive"
             engine_notes.append(Note(source=f"{adapter.name}:{engine}",
                                      kind="unresponsive_engine", message=why))
     # a set in searx: its order changes from one searx process to the next

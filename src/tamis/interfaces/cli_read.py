@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from tamis.interfaces.cli_common import config_option, friendly_errors
+from tamis.text import printable
 
 if TYPE_CHECKING:
     from tamis.extract import ReadResponse
@@ -32,7 +33,7 @@ def as_markdown(answer: ReadResponse) -> str:
         footer += f"; more with --start {answer.next_start}"
     if answer.warnings:
         footer += f"; warnings: {len(answer.warnings)} instructions_to_ai"
-    return "\n".join([*lines, f"<!-- {footer} -->"])
+    return printable("\n".join([*lines, f"<!-- {footer} -->"]))
 
 
 async def _read(url: str, config_path: str | None, max_chars: int | None, start: int,

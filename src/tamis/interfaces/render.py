@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from tamis.text import printable
+
 if TYPE_CHECKING:  # pragma: no cover
     from tamis.models import SearchResponse
 
@@ -71,4 +73,4 @@ def response_markdown(response: SearchResponse) -> str:
         for d in response.dropped:
             lines.append(f"- #{d.position} {d.url}: {d.reason}")
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return printable("\n".join(lines).rstrip()) + "\n"
