@@ -202,6 +202,13 @@ def sqlite_with(path: Path, create: str) -> Path:
             "{d}/m.jsonl:1: missing 'id'",
         ),
         (lambda d: ("--jsonl", d / "gone.jsonl"), "JSONL file not found: {d}/gone.jsonl"),
+        (
+            lambda d: (
+                "--jsonl",
+                (d / "deep.jsonl", (d / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000))[0],
+            ),
+            "{d}/deep.jsonl:1: not valid JSON (nested too deep)",
+        ),
     ],
     ids=[
         "missing",
@@ -211,6 +218,7 @@ def sqlite_with(path: Path, create: str) -> Path:
         "bad-jsonl-line",
         "jsonl-no-id",
         "no-jsonl",
+        "jsonl-nested-too-deep",
     ],
 )
 def test_input_errors_are_one_clean_line_and_exit_2(
@@ -245,6 +253,18 @@ def test_a_state_item_whose_ids_are_not_ids_is_one_clean_line(
     assert result.stderr == (f"error: {state}: state file item 1 has an id that is not a number"
                              " or a text; delete it to start over\n")
     assert state.read_text() == text  # left for the person to look at
+
+
+def test_metadata_nested_too_deep_is_no_metadata(make_db: Callable[..., Path],
+                                                 nodes: list[dict[str, Any]]) -> None:
+    db = make_db(nodes)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE nodes SET metadata = ?", ("[" * 100_000 + "]" * 100_000,))
+    conn.close()
+
+    result = run("--db", db)
+
+    assert (result.exit_code, result.stderr) == (0, "")
 
 
 def test_exactly_one_input_is_required(example_db: Path, tmp_path: Path) -> None:

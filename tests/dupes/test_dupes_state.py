@@ -109,12 +109,14 @@ def test_new_and_vanished_clusters_are_marked(
     ]
 
 
-def test_a_corrupt_state_file_is_a_clean_error(example_db: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ["{not json", "[" * 100_000 + "]" * 100_000])
+def test_a_corrupt_state_file_is_a_clean_error(example_db: Path, tmp_path: Path,
+                                              text: str) -> None:
     state = tmp_path / "state.json"
-    state.write_text("{not json")
+    state.write_text(text)
 
     with pytest.raises(DupesError, match="delete it to start over") as caught:
         find_duplicates(example_db, state=state)
 
     assert str(caught.value).startswith(f"{state}: state file is not a tamis dupes report")
-    assert state.read_text() == "{not json"  # left for the person to look at
+    assert state.read_text() == text  # left for the person to look at

@@ -99,7 +99,7 @@ def metadata(value: object) -> Mapping[str, Any]:
     if isinstance(value, str | bytes) and value:
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # metadata nested too deep: none
             return {}
         return parsed if isinstance(parsed, Mapping) else {}
     return {}
@@ -195,7 +195,7 @@ def inline_dimensions(raw: object) -> list[str]:
     if text.startswith("["):
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             parsed = []
         return [str(d) for d in parsed if isinstance(d, str | int)]
     return [d.strip() for d in text.split(",") if d.strip()]

@@ -84,8 +84,9 @@ class JsonlGraph(_MemoryBodies):
                     continue
                 try:
                     obj = json.loads(raw)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else (
+                        "nested too deep" if isinstance(exc, RecursionError) else "not UTF-8")
                     raise DupesError(f"{self.path}:{lineno}: not valid JSON ({reason})") from None
                 if not isinstance(obj, dict):
                     raise DupesError(f"{self.path}:{lineno}: expected a JSON object (one node)")

@@ -30,7 +30,7 @@ def load_state(path: str | Path) -> PreviousItems | None:
     hint = "delete it to start over"
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise DupesError(f"{p}: state file is not a tamis dupes report ({exc}); {hint}") from None
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):
         raise DupesError(f"{p}: state file is not a tamis dupes report (no items list); {hint}")
