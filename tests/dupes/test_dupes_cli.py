@@ -267,6 +267,18 @@ def test_metadata_nested_too_deep_is_no_metadata(make_db: Callable[..., Path],
     assert (result.exit_code, result.stderr) == (0, "")
 
 
+def test_times_no_date_can_show_are_no_times(make_jsonl: Callable[..., Path]) -> None:
+    """A created_at in the year 3 million, 1e30, NaN or Infinity: the node has no time."""
+    stamps = [99_999_999_999_999_999, "1e30", "NaN", "Infinity", 10**400, "2026-01-01T00:00Z"]
+    path = make_jsonl([{"id": i, "title": "digest", "notes": "same body of text", "created_at": t,
+                        "metadata": {"agent": "bot"}} for i, t in enumerate(stamps)])
+
+    result = run("--jsonl", path, "--json")
+
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert json.loads(result.stdout)["checked"] == len(stamps)
+
+
 def test_exactly_one_input_is_required(example_db: Path, tmp_path: Path) -> None:
     neither = run("--json")
     both = run("--db", example_db, "--jsonl", tmp_path / "x.jsonl")

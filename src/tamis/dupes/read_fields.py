@@ -42,27 +42,20 @@ class Graph(Protocol):
 
 
 def parse_time(value: object) -> float | None:
-    """Epoch seconds (UTC) from an ISO-8601 string or a number (seconds or milliseconds)."""
-    if value is None or isinstance(value, bool):
+    """Epoch seconds (UTC) from an ISO-8601 string or a number (seconds or milliseconds);
+    None for anything else, or a time outside the years 1-9999 (no date can show it)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
+    try:
+        seconds = float(value)
+        seconds = seconds / 1000.0 if seconds > 1e11 else seconds  # milliseconds
+    except (ValueError, OverflowError):
         try:
-            return float(text) / 1000.0 if float(text) > 1e11 else float(text)
-        except ValueError:
-            pass
-        try:
-            stamp = datetime.fromisoformat(text)
-        except ValueError:
+            stamp = datetime.fromisoformat(value.strip())  # type: ignore[union-attr]
+        except (ValueError, AttributeError):
             return None
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=UTC)
-        return stamp.timestamp()
-    return None
+        seconds = (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
+    return seconds if -62135596800.0 <= seconds <= 253402300799.0 else None
 
 
 def printable(text: str) -> str:
