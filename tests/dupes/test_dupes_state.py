@@ -120,3 +120,14 @@ def test_a_corrupt_state_file_is_a_clean_error(example_db: Path, tmp_path: Path,
 
     assert str(caught.value).startswith(f"{state}: state file is not a tamis dupes report")
     assert state.read_text() == text  # left for the person to look at
+
+
+def test_a_state_path_that_is_not_a_regular_file_is_refused(example_db: Path,
+                                                            tmp_path: Path) -> None:
+    """A directory, or a device (/dev/zero would be read forever, /dev/full replaced by a
+    file when the report is saved): refused before anything is read or written."""
+    paths = [tmp_path] + [Path(d) for d in ("/dev/zero", "/dev/full") if Path(d).exists()]
+    for path in paths:
+        with pytest.raises(DupesError, match="must be a regular file"):
+            find_duplicates(example_db, state=path)
+    assert all(not p.is_file() for p in paths)

@@ -28,6 +28,8 @@ def load_state(path: str | Path) -> PreviousItems | None:
     if not p.exists():
         return None
     hint = "delete it to start over"
+    if not p.is_file():  # /dev/zero reads forever; a device would be replaced when saved
+        raise DupesError(f"{p}: the state file must be a regular file, not a directory or a device")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
