@@ -4,6 +4,7 @@ section, `dupes:` included."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,9 +31,14 @@ def tamis(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     (["search", "x", "--config", "/etc/passwd/x"], "error: /etc/passwd/x: cannot read"),
     (["search", "x", "--config", "{tmp}/binary.yaml"], "binary.yaml: cannot read"),
     (["check", "--slow", "-1"], "error: Invalid value for '--slow'"),
+    (["search", "x", "--config", "/dev/zero"], "error: /dev/zero: not a regular file"),
+    (["config", "check", "{tmp}/fifo"], "fifo: not a regular file"),  # would wait for a writer
+    (["dupes", "--jsonl", "{tmp}/n.jsonl", "--config", "/dev/zero"], "not a regular file"),
 ])
 def test_every_error_is_one_line(tmp_path: Path, args: list[str], expected: str) -> None:
     (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00bad")
+    (tmp_path / "n.jsonl").write_text('{"id": 1, "title": "t", "notes": "body"}\n')
+    os.mkfifo(tmp_path / "fifo")
     proc = tamis(*[a.replace("{tmp}", str(tmp_path)) for a in args])
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
@@ -61,8 +67,6 @@ def test_a_closed_pipe_is_not_an_error(args: list[str]) -> None:
 def test_output_that_cannot_be_written_is_one_error_line(args: list[str]) -> None:
     """A full disk (/dev/full) or a closed stdout (``>&-``): the answer is lost, so exit 2
     with one line saying so; never a traceback, never exit 0."""
-    import os
-
     with open("/dev/full", "w") as full:
         disk = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *args],
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)

@@ -140,6 +140,13 @@ def test_a_missing_local_list_is_a_note(tmp_path: Path) -> None:
         f"{tmp_path / 'nope.txt'}: list file not found"]
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_as_a_local_list_is_a_note_never_read(tmp_path: Path) -> None:
+    response = search(write_config(tmp_path, "    - {name: zero, source: /dev/zero}\n"))
+    assert response.status == "ok"
+    assert [n.message for n in response.notes] == ["/dev/zero: not a regular file"]
+
+
 def test_explain_url_names_the_list_and_line(tmp_path: Path) -> None:
     lists = (f"    - {{name: so-copies, source: '{HERE / 'data' / 'so-copies.ublacklist.txt'}',"
              " action: demote}\n")

@@ -134,6 +134,8 @@ def load_config(path: str | Path | None) -> DupesConfig:
     if path is None:
         return DupesConfig()
     p = Path(path)
+    if p.exists() and not p.is_file():  # a device (/dev/zero) would be read forever
+        raise DupesError(f"cannot read config file {p}: not a regular file")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:

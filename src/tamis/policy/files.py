@@ -44,7 +44,10 @@ def config_file(explicit: str | os.PathLike[str] | None = None) -> str | None:
 
 
 def read_text(path: str) -> str:
-    """A config file's text, newlines made ``\\n`` (as ``Path.read_text`` reads it)."""
+    """A config file's text, newlines made ``\\n`` (as ``Path.read_text`` reads it). A device
+    or a pipe is refused: ``/dev/zero`` would be read until memory runs out."""
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        raise ConfigError(f"{path}: not a regular file (a device or a pipe), not a config file")
     with open(path, encoding="utf-8") as file:
         return file.read()
 

@@ -123,7 +123,7 @@ def read_config(
     if path is not None:
         source = str(path)
         try:
-            text = path.read_text("utf-8")
+            text = files.read_text(source)
         except FileNotFoundError:
             raise ConfigError(f"{source}: config file not found") from None
         except IsADirectoryError:

@@ -112,6 +112,9 @@ def list_status(entry: ListEntry, base_dir: Path | None) -> ListStatus:
     key = (str(path), entry.format, stat.st_size, stat.st_mtime_ns)
     with _LOCK:
         parsed = _PARSED.get(key)
+    if parsed is None and not path.is_file():  # /dev/zero would be read until memory runs out
+        status.state, status.message = "unreadable", f"{path}: not a regular file"
+        return status
     if parsed is None:
         try:
             data = path.read_bytes()
