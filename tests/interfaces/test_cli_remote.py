@@ -143,6 +143,23 @@ def test_an_unsendable_token_is_one_error_line(tmp_path: Path, token: str) -> No
     assert len(done.stderr.splitlines()) == 1 and TOKEN not in done.stderr
 
 
+@pytest.mark.parametrize(("body", "says"), [
+    ("[" * 100_000 + "]" * 100_000, "did not answer as a tamis service"),
+    (json.dumps({"schema_version": "1.0", "status": "failed", "results": [], "lines": [5]}),
+     "answered in a shape this tamis cannot read"),
+    (json.dumps({"schema_version": "1.0", "status": "ok", "results": [5], "lines": []}),
+     "answered in a shape this tamis cannot read")])
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_an_answer_tamis_cannot_read_is_one_error_line(tmp_path: Path, body: str, says: str,
+                                                       fmt: str) -> None:
+    with LoopbackServer() as server:
+        server.route("/v1/search", Reply(body=body))
+        done = run(["search", "--format", fmt, PROXMOX], tmp_path, TAMIS_URL=server.url)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"error: TAMIS_URL {server.url} {says}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
 def test_a_service_that_is_not_tamis_is_named(tmp_path: Path, searxng: LoopbackServer) -> None:
     done = run(["search", "--no-extract", PROXMOX], tmp_path, TAMIS_URL=searxng.url)
     assert done.returncode == 2 and done.stdout == ""

@@ -87,7 +87,7 @@ def search(url: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
         raise SearchFailed(f"{where} answered more than {MAX_ANSWER_BYTES} bytes")
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than json can read
         data = None
     if status in (200, 502) and _is_answer(data):
         return data, where  # 502: a search that failed, its answer says why

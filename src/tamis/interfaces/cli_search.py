@@ -110,21 +110,21 @@ def remote(config_path: str | None, fmt: str, body: dict[str, Any]) -> None:
                            " searches with its own config (unset TAMIS_URL to search with"
                            " this file)")
     answer, where = cli_remote.search(cli_remote.service_url() or "", body)
-    why = cli_remote.failure_line(answer)
-    if fmt == "json":
-        from tamis.interfaces.render import answer_json
+    try:  # an answer of another version (or not of tamis) is refused, never shown half-read
+        why = cli_remote.failure_line(answer)
+        if fmt == "json":
+            from tamis.interfaces.render import answer_json
 
-        click.echo(answer_json(answer))
-    else:
-        from tamis.interfaces.render import response_markdown
-        from tamis.models import SearchResponse
+            shown = answer_json(answer)
+        else:
+            from tamis.interfaces.render import response_markdown
+            from tamis.models import SearchResponse
 
-        try:
-            response = SearchResponse.model_validate(answer, strict=True)
-        except ValueError:
-            raise SearchFailed(f"{where} answered in a shape this tamis cannot read (another"
-                               " version?)") from None
-        click.echo(response_markdown(response), nl=False)
+            shown = response_markdown(SearchResponse.model_validate(answer, strict=True))
+    except (ValueError, TypeError, AttributeError, KeyError):
+        raise SearchFailed(f"{where} answered in a shape this tamis cannot read (another"
+                           " version?)") from None
+    click.echo(shown, nl=fmt == "json")
     if why is not None:
         click.echo(f"error: {why}", err=True)
     sys.exit(cli_remote.exit_code(answer))
