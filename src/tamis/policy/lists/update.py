@@ -77,8 +77,11 @@ def _fetch(client: httpx.Client, entry: ListEntry, meta: dict[str, object]
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > entry.max_bytes:
             raise DownloadTooLarge(f"{int(declared):,} bytes declared")
-        chunks, size = [], 0
+        # a whole-download deadline: the timeout bounds each read, and a trickle never stops
+        chunks, size, until = [], 0, time.monotonic() + 10 * (client.timeout.read or 30.0)
         for chunk in response.iter_bytes():
+            if time.monotonic() > until:
+                raise httpx.ReadTimeout("the download took over 10 times the timeout")
             size += len(chunk)
             if size > entry.max_bytes:
                 raise DownloadTooLarge(f"more than {entry.max_bytes:,} bytes")
