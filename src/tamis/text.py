@@ -8,8 +8,7 @@ import re
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Terminal sequences (CSI, OSC) and control characters from an engine or a page would clear
-# a reader's screen, retitle it or write their clipboard (OSC 52): never shown.
+# Terminal sequences (CSI, OSC), control characters: they clear screens, write clipboards.
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
                       r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -287,3 +287,16 @@ def test_a_list_that_trickles_in_forever_times_out(tmp_path: Path) -> None:
         stop.set()
         listener.close()
     assert result.failed and "timed out" in result.message, result.message
+
+
+def test_a_bad_line_is_shown_without_its_terminal_sequences(tmp_path: Path) -> None:
+    """A list line that retitles the terminal (OSC 0) or clears it: shown escaped."""
+    listed = tmp_path / "farms.txt"
+    listed.write_text("||good.example^\n||bad\x1b]0;owned\x07.example^\n\x1b[2J||x\n")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"{NO_LINE}\npolicy:\n  lists:\n    - {{name: farms, source: '{listed}'}}\n")
+    forget()
+    result = CliRunner().invoke(cli, ["lists", "show", "--config", str(config)], color=True)
+    assert result.exit_code == 0, result.output
+    assert "||bad\\x1b]0;owned\\x07.example^" in result.stdout
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout

@@ -45,7 +45,8 @@ def fold_host(raw: str) -> str | None:
 
 
 def cut(text: str, n: int = 200) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    shown = text if text.isprintable() else ascii(text)[1:-1]  # no terminal sequence is shown
+    return shown if len(shown) <= n else shown[: n - 1] + "…"
 
 
 def _is_ip(token: str) -> bool:
