@@ -209,3 +209,14 @@ def test_replay_does_not_need_what_live_lines_need(tmp_path: Path) -> None:
     replayed = invoke(["check", "--config", str(config), "--replay", str(DEMO),
                        "-q", BEST, "--json"])
     assert report_of(replayed)["mode"] == "replay", replayed.stderr
+
+
+def test_a_recording_nested_too_deep_is_unreadable_not_an_internal_error(
+        tmp_path: Path, no_network: None) -> None:
+    (tmp_path / "x.json").write_text("[" * 100_000 + "]" * 100_000)
+    checked = invoke(["check", "--replay", str(tmp_path)])
+    compared = invoke(["compare", "x", "--replay", str(tmp_path)])
+    assert (checked.exit_code, compared.exit_code) == (2, 2)
+    assert checked.stderr == f"error: recordings folder '{tmp_path}' holds no recording\n"
+    assert "recording x.json is not readable JSON" in compared.stderr
+    assert "internal error" not in checked.stderr + compared.stderr

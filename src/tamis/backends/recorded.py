@@ -72,7 +72,7 @@ def is_searxng_answer(data: Any) -> bool:
 def read_file(path: Path) -> Any:
     try:
         return json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise AnswerError(f"recording {path.name} is not readable JSON: {exc}") from None
 
 
