@@ -46,3 +46,11 @@ def test_labels_positions_and_text_of_each_hit():
     assert (third.engines, third.positions) == (["sx:bing"], [3])  # not parallel: its index
     assert fourth.positions == [5]  # Infinity, as Python's json reads it: its index
     assert [n.kind for n in parsed.notes] == ["skipped_hit"]
+
+
+@pytest.mark.parametrize("unresponsive", [7, "bing", {"bing": "timeout"}, None])
+def test_unresponsive_engines_of_another_shape_are_ignored(unresponsive: object) -> None:
+    adapter = make_adapter(LineConfig(name="sx", type="searxng", base_url="http://127.0.0.1:1"))
+    parsed = parse_searxng(adapter, {"results": [{"url": "https://a.example/"}],
+                                     "unresponsive_engines": unresponsive})
+    assert [h.url for h in parsed.hits] == ["https://a.example/"] and parsed.notes == []

@@ -126,7 +126,7 @@ def parse_searxng(adapter: Adapter, payload: Any) -> Parsed:
     if skipped:
         parsed.notes.append(skipped_note(adapter.name, skipped))
     engine_notes: list[Note] = []
-    for entry in payload.get("unresponsive_engines") or []:
+    for entry in u if isinstance(u := payload.get("unresponsive_engines"), list) else []:
         if isinstance(entry, list | tuple) and entry:
             engine = clean_text(str(entry[0]))
             why = clean_text(str(entry[1])) if len(entry) > 1 else "unresponsive"
