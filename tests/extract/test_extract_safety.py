@@ -42,6 +42,15 @@ def test_only_http_and_https(url: str) -> None:
     assert get(url, ExtractionConfig()).status == "failed:UnsupportedScheme"
 
 
+@pytest.mark.parametrize(("url", "detail"), [
+    ("file:///etc/passwd", "only http and https are fetched, not file:"),
+    ("example.org/page", "no scheme: give it as https://..."),
+    ("", "no scheme: give it as https://..."),
+])
+def test_the_refusal_says_what_scheme_to_give(url: str, detail: str) -> None:
+    assert get(url, ExtractionConfig()).detail == detail
+
+
 def test_address_classes() -> None:
     import ipaddress
     assert is_public(ipaddress.ip_address("93.184.216.34"))

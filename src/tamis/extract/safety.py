@@ -89,9 +89,8 @@ def split_url(url: str) -> tuple[str, str, int]:
         raise ExtractError(failed("InvalidURL"), f"not a valid URL: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        shown = scheme or "no scheme"
-        raise ExtractError(failed("UnsupportedScheme"),
-                           f"only http and https are fetched, not {shown}")
+        raise ExtractError(failed("UnsupportedScheme"), f"only http and https are fetched, not"
+                           f" {scheme}:" if scheme else "no scheme: give it as https://...")
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise ExtractError(failed("InvalidURL"), "the URL has no host")
