@@ -123,6 +123,23 @@ def test_jsonl_input(make_jsonl: Callable[..., Path], nodes: list[dict[str, Any]
     assert len(json.loads(result.stdout)["items"]) == 3
 
 
+
+def test_the_report_sends_no_terminal_sequence_from_the_graph(
+    make_jsonl: Callable[..., Path], nodes: list[dict[str, Any]]
+) -> None:
+    """A title that writes the clipboard (OSC 52) or clears the screen, in a node of the
+    graph, is shown without its sequence: the report is read on a terminal."""
+    for node in nodes:
+        if node["id"] in (40, 41):
+            node["title"] = "\x1b]52;c;ZXZpbA==\x07\x1b[2J" + node["title"]
+
+    result = run("--jsonl", make_jsonl(nodes))
+
+    assert result.exit_code == 0
+    merge = next(line for line in result.stdout.splitlines() if "SAFE-MERGE" in line)
+    assert "ids 40, 41" in merge
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+
 # -- config -------------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from tamis.dupes.models import Item, NodeId, Report
+from tamis.text import printable
 
 HEADING = "Duplicate clusters (candidates, never merged automatically)"
 _MAX_IDS = 6
@@ -64,4 +65,4 @@ def render_text(report: Report) -> str:
     if report.vanished:
         lines.append("Vanished since the last report:")
         lines.extend(f"  {v.verdict:<14} {_ids(v.ids)}" for v in report.vanished)
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # titles and ids from the graph: no terminal sequence
