@@ -58,14 +58,14 @@ def parse_time(value: object) -> float | None:
     return seconds if -62135596800.0 <= seconds <= 253402300799.0 else None
 
 
-def printable(text: str) -> str:
+def without_surrogates(text: str) -> str:
     """`text` with lone surrogates (valid in JSON escapes, not in UTF-8) replaced, so a title,
     an id or a writer can always be printed and saved."""
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _printable_or_none(text: str | None) -> str | None:
-    return None if text is None else printable(text)
+def _without_surrogates_or_none(text: str | None) -> str | None:
+    return None if text is None else without_surrogates(text)
 
 
 def as_text(value: object) -> str:
@@ -174,9 +174,9 @@ class RecordMaker:
         self.count += 1
         return NodeRecord(
             id=node_id,
-            title=printable(title if isinstance(title, str) else as_text(title)).strip(),
+            title=without_surrogates(title if isinstance(title, str) else as_text(title)).strip(),
             created=parse_time(created),
-            writer=_printable_or_none(self.writer(meta, dims)),
+            writer=_without_surrogates_or_none(self.writer(meta, dims)),
             body_hash=body_hash(text) if long_enough else None,
             body_chars=len(text),
         )

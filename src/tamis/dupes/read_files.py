@@ -17,7 +17,7 @@ from tamis.dupes.read_fields import (
     as_text,
     inline_dimensions,
     metadata,
-    printable,
+    without_surrogates,
 )
 from tamis.dupes.sketch import Sketches
 from tamis.errors import DupesError
@@ -32,7 +32,7 @@ def _record_fields(
     if isinstance(node_id, bool) or not isinstance(node_id, int | str):
         raise DupesError(f"{where()}: 'id' must be an integer or a string")
     if isinstance(node_id, str):
-        node_id = printable(node_id)
+        node_id = without_surrogates(node_id)
     title = obj.get("title")
     if not isinstance(title, str):
         raise DupesError(f"{where()}: missing or non-text 'title'")
