@@ -26,6 +26,7 @@ import sqlite3
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 
 from tamis.dupes.config import DupesConfig
@@ -100,15 +101,9 @@ class SqliteGraph:
         self._tmpdir = tempfile.TemporaryDirectory(prefix="tamis-dupes-")
         copy = Path(self._tmpdir.name) / p.name
         try:
-            source = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                target = sqlite3.connect(copy)
-                try:
-                    source.backup(target)
-                finally:
-                    target.close()
-            finally:
-                source.close()
+            with (closing(sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)) as source,
+                  closing(sqlite3.connect(copy)) as target):
+                source.backup(target)
         except sqlite3.Error as exc:
             self._cleanup_tmp()
             raise DupesError(f"{p}: not a readable SQLite database ({exc})") from None
