@@ -9,15 +9,13 @@ current writer is named). Clusters of the previous report no longer found are `v
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from tamis.dupes.models import Report, Vanished, id_sort_key
 from tamis.errors import DupesError
+from tamis.policy.lists.storage import write_atomic
 
 PreviousItems = dict[str, dict[str, Any]]
 
@@ -93,20 +91,6 @@ def save_state(path: str | Path, report: Report) -> None:
     p = Path(path)
     text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
     try:
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+        write_atomic(p, text.encode("utf-8"), make_folder=False)
     except OSError as exc:
         raise DupesError(f"{p}: cannot write state file ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise DupesError(f"{p}: cannot write state file ({exc.strerror or exc})") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

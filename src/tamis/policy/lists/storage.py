@@ -53,8 +53,9 @@ def meta_path(name: str) -> Path:
     return lists_dir() / f"{name}.json"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_atomic(path: Path, data: bytes, *, make_folder: bool = True) -> None:
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
