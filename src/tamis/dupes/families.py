@@ -22,7 +22,7 @@ from itertools import pairwise
 
 from tamis.dupes.config import DupesConfig
 from tamis.dupes.jobs import JobJoiner, Stretch
-from tamis.dupes.models import Item, NodeRecord, id_sort_key
+from tamis.dupes.models import Item, NodeRecord, id_sort_key, linked_groups
 from tamis.dupes.read_fields import Graph
 from tamis.dupes.schedule import Schedule, schedule_of
 from tamis.dupes.similarity import jaccard, shingles
@@ -46,14 +46,6 @@ def _template_groups(templates: dict[str, list[int]]) -> list[list[str]]:
     """One writer's templates joined when they differ in one token and, in that slot, some of
     them carry a masked id or number: a run id without digits (`job kqzmtp` beside `job <id>`)
     or a number where other runs have an id is still one template."""
-    parent = {t: t for t in templates}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     seen: dict[tuple[int, int, tuple[str, ...]], list[str]] = defaultdict(list)
     for template in templates:
         tokens = template.split()
@@ -61,15 +53,13 @@ def _template_groups(templates: dict[str, list[int]]) -> list[list[str]]:
             continue
         for p in range(len(tokens)):
             seen[(len(tokens), p, (*tokens[:p], *tokens[p + 1 :]))].append(template)
+    links: list[tuple[str, str]] = []
     for (_n, p, _rest), group in seen.items():
         masked = [t for t in group if "<" in t.split()[p]]
         for template in group:  # only an id-like slot joins: `(acme)` and `(apex)` stay apart
             if masked and (template in masked or len(masked) < len(group)):
-                parent[find(template)] = find(masked[0])
-    groups: defaultdict[str, list[str]] = defaultdict(list)
-    for template in templates:
-        groups[find(template)].append(template)
-    return list(groups.values())
+                links.append((template, masked[0]))
+    return linked_groups(templates, links)
 
 
 def _stretches(nodes: list[NodeRecord], config: DupesConfig) -> list[Stretch]:

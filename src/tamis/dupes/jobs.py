@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tamis.dupes.config import DupesConfig
+from tamis.dupes.models import linked_groups
 from tamis.dupes.schedule import Schedule, schedule_of
 from tamis.dupes.similarity import jaccard, shingles
 
@@ -71,14 +72,6 @@ def body_template(bodies: list[str], size: int) -> frozenset[int]:
 def _linked(stretches: list[Stretch]) -> list[list[Stretch]]:
     """Stretches that may be one job: the same template under two writers, or one writer's
     templates differing in one word. Each group is in order of first run."""
-    parent = list(range(len(stretches)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     keys: defaultdict[tuple[str, ...], list[int]] = defaultdict(list)
     for k, stretch in enumerate(stretches):
         keys[("", stretch.template)].append(k)
@@ -86,13 +79,9 @@ def _linked(stretches: list[Stretch]) -> list[list[Stretch]]:
         if len(tokens) >= 2:
             for p in range(len(tokens)):
                 keys[(stretch.writer, str(p), *tokens[:p], "", *tokens[p + 1 :])].append(k)
-    for linked in keys.values():
-        for k in linked[1:]:
-            parent[find(k)] = find(linked[0])
-    groups: defaultdict[int, list[Stretch]] = defaultdict(list)
-    for k, stretch in enumerate(stretches):
-        groups[find(k)].append(stretch)
-    return [sorted(g, key=lambda s: s.first) for g in groups.values()]
+    links = [(k, linked[0]) for linked in keys.values() for k in linked[1:]]
+    return [sorted((stretches[k] for k in group), key=lambda s: s.first)
+            for group in linked_groups(range(len(stretches)), links)]
 
 
 class JobJoiner:

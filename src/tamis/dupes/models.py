@@ -6,8 +6,10 @@ bodies are fetched again from the source only for the few candidates that need c
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 NodeId = int | str
 Verdict = Literal["WRITER-DEFECT", "SAFE-MERGE", "HUMAN-DECISION"]
@@ -15,11 +17,32 @@ Status = Literal["new", "seen", "changed", "UNFIXED"]
 
 VERDICT_ORDER: dict[str, int] = {"WRITER-DEFECT": 0, "SAFE-MERGE": 1, "HUMAN-DECISION": 2}
 SCHEMA_VERSION = 1
+T = TypeVar("T", bound=Hashable)
 
 
 def id_sort_key(node_id: NodeId) -> tuple[int, int | str]:
     """Sort integers numerically and before strings, so mixed ids still sort stably."""
     return (0, node_id) if isinstance(node_id, int) else (1, str(node_id))
+
+
+def linked_groups(items: Iterable[T], links: Iterable[tuple[T, T]]) -> list[list[T]]:
+    """`items` split into the groups that `links` join, through a union-find: each group in the
+    order of `items`, the groups in the order of their first item."""
+    parent: dict[T, T] = {}
+
+    def find(x: T) -> T:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in links:
+        parent[find(a)] = find(b)
+    groups: defaultdict[T, list[T]] = defaultdict(list)
+    for item in items:
+        groups[find(item)].append(item)
+    return list(groups.values())
 
 
 @dataclass(slots=True)

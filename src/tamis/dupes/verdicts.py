@@ -21,7 +21,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from tamis.dupes.config import DupesConfig
-from tamis.dupes.models import Item, NodeRecord, PairEvidence, id_sort_key
+from tamis.dupes.models import Item, NodeRecord, PairEvidence, id_sort_key, linked_groups
 from tamis.dupes.read_fields import Graph
 from tamis.dupes.similarity import jaccard, shingles
 from tamis.dupes.sketch import lsh_pairs
@@ -193,26 +193,16 @@ def _verified(
 
 def _clusters(graph: Graph, edges: list[Edge]) -> list[Item]:
     nodes = graph.nodes
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b, _t, _s in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    by_root: defaultdict[int, list[Edge]] = defaultdict(list)
+    links = [(a, b) for a, b, _t, _s in edges]
+    members = dict.fromkeys(i for link in links for i in link)
+    cluster_of = {i: k for k, group in enumerate(linked_groups(members, links)) for i in group}
+    by_cluster: defaultdict[int, list[Edge]] = defaultdict(list)
     for edge in edges:
-        by_root[find(edge[0])].append(edge)
+        by_cluster[cluster_of[edge[0]]].append(edge)
 
     connected = graph.connected((nodes[a].id, nodes[b].id) for a, b, _t, _s in edges)
     items: list[Item] = []
-    for cluster_edges in by_root.values():
+    for cluster_edges in by_cluster.values():
         members = {i for a, b, _t, _s in cluster_edges for i in (a, b)}
         ordered = _sorted_ids(nodes, members)
         pairs = []
