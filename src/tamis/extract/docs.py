@@ -40,6 +40,7 @@ import re
 import lxml.etree
 from lxml.html import HtmlElement
 
+from tamis.extract.boilerplate import _count
 from tamis.extract.region import _key, is_furniture
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -241,10 +242,6 @@ def _find_start(stream: str, starts: list[int], needle: str, offset: int) -> int
 
 
 BUTTON_WORDS = frozenset({"button", "btn", "cta"})
-
-
-def _count(needle: str, haystack: str) -> int:
-    return f" {haystack} ".count(f" {needle} ")
 
 
 def drop_button_lines(markdown: str, doc: HtmlElement) -> str:

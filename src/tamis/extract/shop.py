@@ -29,7 +29,7 @@ from lxml.etree import Element
 from lxml.html import HtmlElement
 
 from tamis.extract.markdown import tag_of
-from tamis.extract.region import RegionConverter, is_furniture, main_region
+from tamis.extract.region import RegionConverter, _key, is_furniture, main_region
 from tamis.extract.threadtext import drop_repeated_lines
 
 # class/id words of consent managers (OneTrust, Cookiebot, Didomi, Usercentrics, TrustArc...)
@@ -121,7 +121,6 @@ SPEC_MIN_ROWS = 2
 SPEC_LABELLED_SHARE = 0.6
 SPEC_MIN_ITEMS = 3
 _LABEL = re.compile(r"^\s*[^:\n]{1,40}:(\s|$)")
-_WORDS = re.compile(r"\w+")
 
 
 def _is_spec(element: HtmlElement) -> bool:
@@ -160,10 +159,6 @@ def _term_rows(element: HtmlElement) -> str:
                                 ("term", "definition"))
             lines.append(f"- {term.rstrip(':')}: {definition}")
     return "\n".join(lines)
-
-
-def _key(text: str) -> str:
-    return " ".join(_WORDS.findall(text.lower()))
 
 
 class _BlockConverter(RegionConverter):
