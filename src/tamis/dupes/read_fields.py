@@ -64,10 +64,6 @@ def without_surrogates(text: str) -> str:
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _without_surrogates_or_none(text: str | None) -> str | None:
-    return None if text is None else without_surrogates(text)
-
-
 def as_text(value: object) -> str:
     if value is None:
         return ""
@@ -125,7 +121,8 @@ class RecordMaker:
         self.count = 0
 
     def writer(self, meta: Mapping[str, Any], dims: Iterable[str]) -> str | None:
-        """The writer named by the first metadata key path that has one, else by a dimension."""
+        """The writer named by the first metadata key path that has one, else by a dimension
+        (lone surrogates replaced, so it can be printed and saved)."""
         if meta:
             for path in self.writer_paths:
                 value = meta.get(path[0]) if len(path) == 1 else _dig(meta, path)
@@ -136,12 +133,12 @@ class RecordMaker:
                 if isinstance(value, str | int) and not isinstance(value, bool):
                     text = str(value).strip()
                     if text:
-                        return text
+                        return without_surrogates(text)
         for dim in dims:
             low = dim.casefold()
             for prefix in self.writer_prefixes:
                 if low.startswith(prefix) and len(dim) > len(prefix):
-                    return dim[len(prefix) :].strip()
+                    return without_surrogates(dim[len(prefix) :].strip())
         return None
 
     def archived(
@@ -176,7 +173,7 @@ class RecordMaker:
             id=node_id,
             title=without_surrogates(title if isinstance(title, str) else as_text(title)).strip(),
             created=parse_time(created),
-            writer=_without_surrogates_or_none(self.writer(meta, dims)),
+            writer=self.writer(meta, dims),
             body_hash=body_hash(text) if long_enough else None,
             body_chars=len(text),
         )
