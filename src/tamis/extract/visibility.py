@@ -174,9 +174,7 @@ def hidden_elements(doc: HtmlElement, seen: PageNames | None = None) -> Doomed:
     (``cut_hidden`` cuts it): a reader of the uncut page (the product facts of its
     microdata) can use what the walk met (``seen``) in between."""
     rules = page_rules(doc)
-    doomed: list[tuple[HtmlElement, str]] = []
-    for el in doc.iter(*DROP_TAGS):
-        doomed.append((el, el.tag))
+    doomed: list[tuple[HtmlElement, str]] = [(el, el.tag) for el in doc.iter(*DROP_TAGS)]
     backgrounds: dict[HtmlElement, str | None] = {}
     # Pages repeat a few inline styles on many elements: each is read once
     by_style: dict[str, Verdict] = {}
