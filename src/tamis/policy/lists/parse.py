@@ -62,7 +62,6 @@ def detect_format(text: str, sample: int = 2000) -> str:
 
 
 def parse_list(text: str, fmt: str = "auto") -> ParsedList:
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     chosen = detect_format(text) if fmt == "auto" else fmt
     return PARSERS[chosen](text)
