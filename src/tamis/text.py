@@ -18,6 +18,11 @@ def printable(text: str) -> str:
     return text if text.isprintable() else _CONTROL.sub("", text)
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters, an ellipsis where it was cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def clean_text(text: str, cap: int | None = None) -> str:
     """Strip HTML tags, unescape entities, collapse whitespace, cap at a word boundary."""
     if not text:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from tamis.dupes.models import Item, NodeId, Report
-from tamis.text import printable
+from tamis.text import cut, printable
 
 HEADING = "Duplicate clusters (candidates, never merged automatically)"
 _MAX_IDS = 6
@@ -27,10 +27,6 @@ def _ids(ids: list[NodeId]) -> str:
     return f"ids {shown}" + (f" (+{more} more)" if more > 0 else "")
 
 
-def _title(text: str) -> str:
-    return text if len(text) <= _MAX_TITLE else text[: _MAX_TITLE - 1] + "…"
-
-
 def _line(item: Item) -> str:
     head = f"  {item.verdict:<14} {item.status:<7} {_ids(item.ids)}"
     if item.run_family:
@@ -39,13 +35,13 @@ def _line(item: Item) -> str:
             what += f", +{len(item.added_ids)} since the last report"
         advice = "never merge (audit records); fix the writer"
     elif item.verdict == "SAFE-MERGE":
-        what = f'"{_title(item.titles[0])}" {item.why}'
+        what = f'"{cut(item.titles[0], _MAX_TITLE)}" {item.why}'
         advice = "merge only on an explicit human decision"
     elif item.reason == "stub":
         what = item.why
         advice = "delete or fill the stub by hand; never merge"
     else:
-        what = f'"{_title(item.titles[0])}" {item.why}'
+        what = f'"{cut(item.titles[0], _MAX_TITLE)}" {item.why}'
         advice = (
             "already connected"
             if item.pairs and all(p.connected for p in item.pairs)

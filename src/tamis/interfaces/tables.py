@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tamis.text import cut
+
 if TYPE_CHECKING:
     from tamis.models import SearchResponse
     from tamis.pipeline.compare import Comparison
@@ -33,11 +35,6 @@ def screen_width() -> int:
 def styled(text: str, style: str) -> str:
     """``text`` in one of ``STYLES`` ("" leaves it plain)."""
     return click.style(text, **STYLES[style]) if style and text else text
-
-
-def cut(text: str, width: int) -> str:
-    """``text`` on one line of at most ``width`` characters, an ellipsis where it was cut."""
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
