@@ -56,9 +56,8 @@ def _template_groups(templates: dict[str, list[int]]) -> list[list[str]]:
     links: list[tuple[str, str]] = []
     for (_n, p, _rest), group in seen.items():
         masked = [t for t in group if "<" in t.split()[p]]
-        for template in group:  # only an id-like slot joins: `(acme)` and `(apex)` stay apart
-            if masked and (template in masked or len(masked) < len(group)):
-                links.append((template, masked[0]))
+        if masked:  # only an id-like slot joins: `(acme)` and `(apex)` stay apart
+            links.extend((t, masked[0]) for t in group if t in masked or len(masked) < len(group))
     return linked_groups(templates, links)
 
 
