@@ -78,10 +78,9 @@ def _format_error(
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         return f"{where}: unknown key '{key}'"
-    msg = str(err.get("msg", "invalid value"))
-    msg = msg.removeprefix("Value error, ")
-    if kind in {"missing"}:
+    if kind == "missing":
         return f"{where}: missing key '{key}'"
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     return f"{where}: key '{key}': {msg}"
 
 
