@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
@@ -25,9 +26,7 @@ def searx_score(positions: list[int], weights: list[float]) -> float:
     """searx's own score of a merged result (``calculate_score`` in searx/results.py): the
     product of its engines' weights, times how many engines returned it, over each
     position, summed. Two engines at 1 and 2: 2/1 + 2/2 = 3.0."""
-    weight = 1.0
-    for engine_weight in weights:
-        weight *= engine_weight
+    weight = math.prod(weights)
     return sum(weight * len(positions) / position for position in positions)
 
 
