@@ -12,6 +12,7 @@ The Python API is lazy so that ``import tamis`` stays cheap::
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from tamis.version import __version__
@@ -23,13 +24,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SearchResponse", "Tamis", "__version__", "aread", "asearch", "read", "search"]
 
 
+_WHERE = {"search": "core", "asearch": "core", "read": "core", "aread": "core", "Tamis": "core",
+          "SearchResponse": "models"}
+
+
 def __getattr__(name: str) -> Any:
-    if name in {"search", "asearch", "read", "aread", "Tamis"}:
-        from tamis import core
-
-        return getattr(core, name)
-    if name == "SearchResponse":
-        from tamis.models import SearchResponse
-
-        return SearchResponse
-    raise AttributeError(f"module 'tamis' has no attribute {name!r}")
+    if name not in _WHERE:
+        raise AttributeError(f"module 'tamis' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"tamis.{_WHERE[name]}"), name)

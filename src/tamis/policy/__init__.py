@@ -5,6 +5,7 @@ does not import the schema and pydantic."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -15,13 +16,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Config", "LineConfig", "LoadedConfig", "read_config"]
 
 
+_WHERE = {"LoadedConfig": "loader", "read_config": "loader", "Config": "schema",
+          "LineConfig": "schema"}
+
+
 def __getattr__(name: str) -> Any:
-    if name in {"LoadedConfig", "read_config"}:
-        from tamis.policy import loader
-
-        return getattr(loader, name)
-    if name in {"Config", "LineConfig"}:
-        from tamis.policy import schema
-
-        return getattr(schema, name)
-    raise AttributeError(f"module 'tamis.policy' has no attribute {name!r}")
+    if name not in _WHERE:
+        raise AttributeError(f"module 'tamis.policy' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"tamis.policy.{_WHERE[name]}"), name)
