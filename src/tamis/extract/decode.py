@@ -12,6 +12,7 @@ else UTF-8 with replacement characters. Decoding never raises.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -114,11 +115,9 @@ def detect_charset(body: bytes, content_type: str | None, html: bool) -> str:
         codec = _codec(match.group(1).decode("ascii", "replace")) if match else None
         if codec:
             return codec
-    try:
+    with contextlib.suppress(UnicodeDecodeError):
         body.decode("utf-8")
         return "utf-8"
-    except UnicodeDecodeError:
-        pass
     try:
         from charset_normalizer import from_bytes
     except ImportError:  # pragma: no cover - installed with httpx
