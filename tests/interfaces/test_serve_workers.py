@@ -118,3 +118,30 @@ def test_a_port_another_program_holds_is_one_error_line(tmp_path: Path) -> None:
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert lines == [f"error: cannot listen on 127.0.0.1:{port}: Address already in use"], lines
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_port_0_serves_on_the_port_it_prints(tmp_path: Path, workers: str) -> None:
+    """--port 0: the system picks a free port, and the start-up line names that one."""
+    config = tmp_path / "tamis.yaml"
+    config.write_text("backends:\n  - {name: searxng, base_url: 'http://127.0.0.1:9'}\n"
+                      f"store: {{url: '{tmp_path / 'store.sqlite3'}'}}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "tamis.interfaces.cli", "serve", "--port",
+                             "0", "--config", str(config), "--workers", workers],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.startswith("tamis serving on http://127.0.0.1:"), line
+        port = int(line.split("http://127.0.0.1:", 1)[1].split()[0])
+        assert port != 0
+        deadline = time.monotonic() + 60
+        while listeners(port) < int(workers):
+            assert proc.poll() is None and time.monotonic() < deadline, "did not start"
+            time.sleep(0.1)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        assert healthz_pid(conn) > 0
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=40)

@@ -121,7 +121,7 @@ def demo(as_json: bool, serve: bool, host: str, port: int) -> None:
         from tamis.interfaces.web import serve_demo
 
         token_for(host)
-        check_bind(host, port)
+        port = check_bind(host, port)
         click.echo(f"tamis demo page on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
         serve_demo(host, port)
         return

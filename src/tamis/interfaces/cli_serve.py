@@ -11,8 +11,9 @@ import click
 from tamis.interfaces.cli_common import config_option, fail, friendly_errors
 
 
-def check_bind(host: str, port: int) -> None:
-    """Fail with one line, before start-up, when the address cannot be bound."""
+def check_bind(host: str, port: int) -> int:
+    """Fail with one line, before start-up, when the address cannot be bound; else the port
+    (port 0: the free one the system picked, so the address printed is the one served)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -20,6 +21,7 @@ def check_bind(host: str, port: int) -> None:
             probe.bind((host.strip("[]"), port))
         except OSError as exc:
             fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return int(probe.getsockname()[1])
 
 
 def token_for(host: str) -> str | None:
@@ -79,7 +81,7 @@ def serve(host: str | None, port: int | None, workers: int | None,
     host = host or cfg.host
     port = cfg.port if port is None else port
     token = token_for(host)
-    check_bind(host, port)
+    port = check_bind(host, port)
     count = worker_count(cfg.workers if workers is None else workers, layer.config.store.url)
     click.echo(f"tamis serving on http://{host}:{port} (lines: "
                f"{', '.join(b.name for b in layer.config.backends) or 'none'}; "
@@ -130,7 +132,7 @@ def mcp(over_http: bool, host: str, port: int, lite: bool, config_path: str | No
     from tamis.interfaces.http_auth import TokenGuard
 
     token = token_for(host)
-    check_bind(host, port)
+    port = check_bind(host, port)
     app: Any = server.streamable_http_app(host=host)
     if token:
         app = TokenGuard(app, token)
