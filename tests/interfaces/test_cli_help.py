@@ -78,6 +78,17 @@ def test_help_imports_no_heavy_package(args: list[str]) -> None:
     assert loaded == ["LOADED "], loaded
 
 
+@pytest.mark.parametrize("path", [[], ["config"], ["lists"]], ids=" ".join)
+def test_a_group_given_no_command_shows_its_help(path: list[str]) -> None:
+    """`tamis` alone, or `tamis config`: the help as --help lays it out (on stderr, exit 2:
+    no command ran), not squeezed into one error line."""
+    proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", *path],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith(f"Usage: tamis {' '.join(path)}".rstrip() + " [OPTIONS]")
+    assert "\nCommands:\n" in proc.stderr
+
+
 def test_the_readme_shows_the_real_help() -> None:
     readme = Path(__file__).parents[2] / "README.md"
     proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "--help"],

@@ -53,6 +53,9 @@ class TamisGroup(LazyGroup):
             # prog_name: `python -m tamis.interfaces.cli` says "tamis" too
             code = super().main(args, prog_name or "tamis", complete_var, standalone_mode=False,
                                 **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `tamis` alone: the help, readable
+            exc.show()
+            sys.exit(exc.exit_code)
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "tamis"
             fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code)
