@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,7 +75,11 @@ def search(url: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
         connection.request("POST", path, body=json.dumps(body).encode("utf-8"),
                            headers=headers)
         reply = connection.getresponse()
-        raw = reply.read(MAX_ANSWER_BYTES + 1)
+        raw, until = bytearray(), time.monotonic() + TIMEOUT_SECONDS  # a trickle: bounded too
+        while len(raw) <= MAX_ANSWER_BYTES and (chunk := reply.read1(1 << 16)):
+            if time.monotonic() > until:
+                raise TimeoutError
+            raw += chunk
         status = reply.status
     except TimeoutError:
         raise SearchFailed(f"{where} did not answer within {TIMEOUT_SECONDS:g} s") from None
