@@ -120,6 +120,18 @@ def test_a_short_token_is_refused_for_a_wide_bind() -> None:
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
+@pytest.mark.parametrize("token", ["a-long-enough-token\n", " a-long-enough-token"])
+def test_a_token_no_client_could_send_is_refused_at_start(token: str) -> None:
+    """A line break or a space around TAMIS_TOKEN (a file read with its newline): no
+    client can send it as a header, so the service would refuse everyone."""
+    proc = subprocess.run([sys.executable, "-m", "tamis.interfaces.cli", "serve", "--port", "0"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "TAMIS_TOKEN": token})
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("error: TAMIS_TOKEN: its value ")
+    assert "a-long-enough" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
 def test_http_basic_auth_with_the_token_as_password(tmp_path: Path,
                                                     searxng: LoopbackServer) -> None:
     def basic(user: str, password: str) -> dict[str, str]:

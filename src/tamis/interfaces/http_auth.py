@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tamis.interfaces.http_errors import error_response
+from tamis.redact import value_problem
 
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
@@ -90,6 +91,8 @@ class TokenCheck:
 
 def token_problem(token: str | None, host: str) -> str | None:
     """Why this token cannot guard a service bound to ``host`` (None: it can)."""
+    if token and (problem := value_problem(token)):  # no client could send it in a header
+        return f"TAMIS_TOKEN: {problem}; set it to the token alone"
     if is_loopback(host):
         return None
     if not token:
