@@ -220,3 +220,19 @@ def test_a_recording_nested_too_deep_is_unreadable_not_an_internal_error(
     assert checked.stderr == f"error: recordings folder '{tmp_path}' holds no recording\n"
     assert "recording x.json is not readable JSON" in compared.stderr
     assert "internal error" not in checked.stderr + compared.stderr
+
+
+def test_a_recordings_folder_that_cannot_be_written_is_one_error_line(tmp_path: Path) -> None:
+    """A file where the folder should be (or a folder under /proc): one line naming the
+    folder, exit 2, and no partial recording left behind."""
+    sx = FakeSearXNG()
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("not a folder")
+    with LoopbackServer(sx) as server:
+        path = write_config(tmp_path, searxng_line(server.url))
+        done = invoke(["check", "--config", str(path), "--guard-only", "--record",
+                       str(in_the_way / "recordings"), "-q", BEST])
+    assert done.exit_code == 2
+    assert done.stderr == (f"error: cannot write the recording in"
+                           f" '{in_the_way / 'recordings'}': Not a directory\n")
+    assert in_the_way.read_text() == "not a folder"

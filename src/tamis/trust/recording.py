@@ -12,6 +12,7 @@ same order, same weights and ``required`` flags, so the ranking is the one of th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -127,11 +128,17 @@ def write_recording(folder: Path, query: str, answers: list[LineAnswer],
         escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
         if escaped != secret:
             text = text.replace(escaped, "***")
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{query_slug(query)}.json"
     partial = path.with_suffix(".json.partial")
-    partial.write_text(text, "utf-8")
-    os.replace(partial, path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, "utf-8")
+        os.replace(partial, path)
+    except OSError as exc:  # a folder under /proc, a file in the way, a full disk
+        with contextlib.suppress(OSError):  # a partial file, if one was begun, goes
+            partial.unlink()
+        raise ConfigError(f"cannot write the recording in {str(folder)!r}: {exc.strerror}"
+                          ) from None
     return path
 
 
