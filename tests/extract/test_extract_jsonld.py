@@ -110,3 +110,13 @@ def test_a_percent_encoded_json_ld_description_is_decoded() -> None:
     page = extract_page(product_page([{**MUG, "description": encoded}]),
                         "https://pottery.example/products/mug")
     assert DESCRIPTION in page.markdown and "%20" not in page.markdown
+
+
+def test_json_ld_nested_deeper_than_json_reads_is_skipped_not_the_page() -> None:
+    """A hostile or broken page nests its JSON-LD 50,000 deep: that block is not read, the
+    page's text still is."""
+    deep = "[" * 50_000 + "]" * 50_000
+    page = product_page([MUG]).replace(
+        "</head>", f"<script type='application/ld+json'>{deep}</script></head>")
+    answer = extract_page(page, "https://pottery.example/products/mug")
+    assert "Speckled mug" in answer.markdown and DESCRIPTION in answer.markdown

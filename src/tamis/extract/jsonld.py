@@ -103,7 +103,7 @@ def read_products(doc: HtmlElement, microdata: list[HtmlElement] | None = None) 
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
             _products(json.loads(text), found, kinds)
-        except ValueError:
+        except (ValueError, RecursionError):  # JSON-LD nested too deep: not read
             continue
     names = {_plain(item.get("name")) for item in found}
     if not names:  # no JSON-LD product: the page's one microdata Product, if it has one

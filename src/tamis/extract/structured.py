@@ -144,7 +144,7 @@ def discourse_app_posts(doc: HtmlElement) -> list[Post]:
         return []
     try:
         state = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than json reads: no state
         return []
     posts = []
     for key, value in state.items() if isinstance(state, dict) else ():
@@ -152,7 +152,7 @@ def discourse_app_posts(doc: HtmlElement) -> list[Post]:
             continue
         try:
             stream = json.loads(value)["post_stream"]["posts"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue
         for item in stream if isinstance(stream, list) else ():
             if not isinstance(item, dict) or item.get("post_type", 1) != 1 \
