@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tamis.atomic import write_atomic
 from tamis.dupes.models import Report, Vanished, id_sort_key
 from tamis.errors import DupesError
-from tamis.policy.lists.storage import write_atomic
 
 PreviousItems = dict[str, dict[str, Any]]
 

@@ -12,7 +12,6 @@ same order, same weights and ``required`` flags, so the ranking is the one of th
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from tamis.atomic import write_atomic
 from tamis.backends.base import Adapter, AnswerError
 from tamis.backends.recorded import (
     RECORDING_FORMAT,
@@ -129,14 +129,9 @@ def write_recording(folder: Path, query: str, answers: list[LineAnswer],
         if escaped != secret:
             text = text.replace(escaped, "***")
     path = folder / f"{query_slug(query)}.json"
-    partial = path.with_suffix(".json.partial")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        partial.write_text(text, "utf-8")
-        os.replace(partial, path)
+        write_atomic(path, text.encode("utf-8"))
     except OSError as exc:  # a folder under /proc, a file in the way, a full disk
-        with contextlib.suppress(OSError):  # a partial file, if one was begun, goes
-            partial.unlink()
         raise ConfigError(f"cannot write the recording in {str(folder)!r}: {exc.strerror}"
                           ) from None
     return path

@@ -14,13 +14,12 @@ import contextlib
 import hashlib
 import json
 import marshal
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from tamis.atomic import write_atomic
 from tamis.policy.lists.model import BadLine, CompiledList, Rule
 from tamis.store.base import default_store_path
 
@@ -51,22 +50,6 @@ def copy_path(name: str) -> Path:
 
 def meta_path(name: str) -> Path:
     return lists_dir() / f"{name}.json"
-
-
-def write_atomic(path: Path, data: bytes, *, make_folder: bool = True) -> None:
-    if make_folder:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def read_meta(name: str) -> dict[str, Any]:

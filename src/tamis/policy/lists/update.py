@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tamis.atomic import write_atomic
 from tamis.errors import DownloadTooLarge
 from tamis.http_client import download_client
 from tamis.policy.lists.load import parse_cached
@@ -25,7 +26,6 @@ from tamis.policy.lists.storage import (
     read_meta,
     redact,
     sha256,
-    write_atomic,
     write_meta,
 )
 from tamis.policy.schema import ListEntry
