@@ -50,12 +50,12 @@ class SearchRequest(Model):
 
     query: str
     max_results: int | None = Field(default=None, description="Results returned; config default")
-    categories: str | None = None
-    language: str | None = None
+    categories: str | None = Field(default=None, max_length=1000)
+    language: str | None = Field(default=None, max_length=35)  # BCP 47's longest practical tag
     time_range: TimeRange | None = None
     safesearch: int | None = Field(default=None, ge=0, le=2)
-    pageno: int | None = Field(default=None, ge=1)
-    engines: str | None = None
+    pageno: int | None = Field(default=None, ge=1, le=50)  # engines answer no deeper
+    engines: str | None = Field(default=None, max_length=1000)
     include_domains: list[str] = Field(default_factory=list)
     exclude_domains: list[str] = Field(default_factory=list)
 

@@ -132,6 +132,17 @@ def test_parameters_are_passed_through_to_searxng(tmp_path: Path) -> None:
     assert query["safesearch"] == ["1"] and query["pageno"] == ["2"]
 
 
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--language", "x" * 36, "--language: String should have at most 35 characters"),
+    ("--engines", "e," * 501, "--engines: String should have at most 1000 characters")])
+def test_an_option_past_the_request_bound_is_one_error_line(
+        tmp_path: Path, option: str, value: str, says: str) -> None:
+    fake = FakeSearXNG()
+    result, _ = run_search(tmp_path, fake, PROXMOX, option, value)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"error: {says}\n" and fake.seen == []
+
+
 def test_markdown_format_renders_the_same_answer(tmp_path: Path) -> None:
     result, _ = run_search(tmp_path, FakeSearXNG(), PROXMOX, "--format", "markdown")
     assert result.exit_code == 0

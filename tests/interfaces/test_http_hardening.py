@@ -178,6 +178,12 @@ def test_malformed_requests_are_clean_4xx(tmp_path: Path, searxng: LoopbackServe
             named = httpx.post(served.url + path, json=body)
             assert named.status_code == 422, path
             assert named.json()["error"] == "query: Input should be a valid string", path
+        # the request model's bounds, on the native and the SearXNG-compatible endpoints
+        deep = httpx.post(served.url + "/v1/search", json={"query": "x", "pageno": 51})
+        assert (deep.status_code, deep.json()["error"]) == (
+            422, "pageno: Input should be less than or equal to 50")
+        long = httpx.get(served.url + "/search", params={"q": "x", "language": "x" * 36})
+        assert long.status_code == 400 and long.json()["error"].startswith("language: ")
 
         def chunks():
             yield b'{"query": "x", "pad": "'

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from tamis.interfaces.cli_common import QueryCommand, config_option, friendly_errors
+from tamis.interfaces.cli_common import QueryCommand, config_option, fail, friendly_errors
 
 
 @click.command("search", cls=QueryCommand)
@@ -75,7 +75,11 @@ def run(query: str, config_path: str | None, no_extract: bool, explain: bool, fm
     from tamis.interfaces.render import response_json, response_markdown
     from tamis.models import SearchRequest
 
-    request = SearchRequest(query=query, **given)
+    try:
+        request = SearchRequest(query=query, **given)
+    except ValueError as exc:  # pydantic's: an option past the request model's bound
+        first = exc.errors()[0]  # type: ignore[attr-defined]
+        fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
 
     async def search() -> Any:
         from tamis.http_client import tamis_client

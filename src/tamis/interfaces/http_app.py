@@ -138,11 +138,14 @@ def create_app(layer: Tamis | None = None, *, config_path: str | None = None,
 
     async def run_search(request: Request, body: SearchBody) -> JSONResponse:
         query = service.check_query(body.query)
-        search_request = SearchRequest(
-            query=query, max_results=service.cap(body.max_results), time_range=body.time_range,
-            language=body.language, categories=body.categories, engines=body.engines,
-            safesearch=body.safesearch, pageno=body.pageno,
-            include_domains=body.include_domains, exclude_domains=body.exclude_domains)
+        try:  # the request model holds the bounds (pageno, language...): a 422 names the field
+            search_request = SearchRequest(
+                query=query, max_results=service.cap(body.max_results),
+                time_range=body.time_range, language=body.language, categories=body.categories,
+                engines=body.engines, safesearch=body.safesearch, pageno=body.pageno,
+                include_domains=body.include_domains, exclude_domains=body.exclude_domains)
+        except ValidationError as exc:
+            raise invalid(exc) from None
         options: dict[str, Any] = {"extract": body.extract, "explain": body.explain,
                                    "budget": body.budget}
         found, note = await service.limited(request, rendered.search(

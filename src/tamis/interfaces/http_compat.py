@@ -103,7 +103,7 @@ def searx_request(service: Service, params: Mapping[str, str]) -> SearchRequest:
                 raise HTTPError(400, f"{name}: {value!r} is not a whole number")
             fields[name] = int(value)
     try:
-        return SearchRequest.model_validate(fields)  # safesearch 0..2, pageno >= 1
+        return SearchRequest.model_validate(fields)  # safesearch 0..2, pageno 1..50
     except ValidationError as exc:
         raise invalid(exc) from None
 
