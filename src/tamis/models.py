@@ -24,14 +24,14 @@ SourceType = Literal["official", "code", "qa", "forum", "discussion", "web", "co
 TimeRange = Literal["day", "week", "month", "year"]
 
 
-def encodable(value: str | list[str] | None) -> str | list[str] | None:
+def encodable(value: object) -> object:
     """A lone surrogate (a JSON ``\\ud800`` escape in a request or a backend's answer, a byte
     of argv that is not UTF-8) made U+FFFD, as in the query (``tamis.limits.check_query``):
     no encoder takes one, so a cache key, a backend request or the printed answer would fail."""
     if isinstance(value, str):
         return value if value.isascii() else clean_str(value)
-    if value:
-        return [v if v.isascii() else clean_str(v) for v in value]
+    if isinstance(value, list):  # a request's before its types are checked: any item
+        return [clean_str(v) if isinstance(v, str) and not v.isascii() else v for v in value]
     return value
 
 
@@ -59,8 +59,9 @@ class SearchRequest(Model):
     include_domains: list[str] = Field(default_factory=list)
     exclude_domains: list[str] = Field(default_factory=list)
 
+    # before the bounds: a string checked for its length must already be one an encoder takes
     _encodable = field_validator("categories", "language", "engines", "include_domains",
-                                 "exclude_domains")(encodable)
+                                 "exclude_domains", mode="before")(encodable)
 
     def cache_params(self) -> dict[str, object]:
         """The parameters that change a backend's answer (the cache key, with the query)."""
