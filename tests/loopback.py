@@ -22,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -276,3 +276,27 @@ def raw_reply(body: bytes = b"ok", status: str = "200 OK", headers: tuple[str, .
     lines = [f"HTTP/1.1 {status}", f"Content-Length: {len(body)}", "Connection: close",
              *headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@contextlib.contextmanager
+def trickling(every: float = 0.05) -> Iterator[str]:
+    """A server that answers 200 with a long Content-Length, then one byte every ``every``
+    seconds, forever: each read beats any read timeout, the answer never ends. Yields its
+    base URL."""
+    stop, listener = threading.Event(), socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+            while not stop.is_set():
+                conn.sendall(b" ")
+                time.sleep(every)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()

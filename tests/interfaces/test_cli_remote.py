@@ -199,30 +199,11 @@ def test_a_search_prints_one_answer_or_one_error(tmp_path: Path, searxng: Loopba
 def test_a_service_that_trickles_its_answer_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """A byte every 50 ms, forever: each read is quick, the answer never ends. The whole
     answer has the deadline, not each read."""
-    import socket
-    import threading
-    import time
+    from loopback import trickling
 
     from tamis.errors import SearchFailed
     from tamis.interfaces import cli_remote
 
-    stop, listener = threading.Event(), socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        conn, _ = listener.accept()
-        with conn:
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
-            while not stop.is_set():
-                conn.sendall(b" ")
-                time.sleep(0.05)
-
-    threading.Thread(target=serve, daemon=True).start()
     monkeypatch.setattr(cli_remote, "TIMEOUT_SECONDS", 0.5)
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    try:
-        with pytest.raises(SearchFailed, match=r"did not answer within 0\.5 s"):
-            cli_remote.search(url, {"query": PROXMOX})
-    finally:
-        stop.set()
-        listener.close()
+    with trickling() as url, pytest.raises(SearchFailed, match=r"did not answer within 0\.5 s"):
+        cli_remote.search(url, {"query": PROXMOX})

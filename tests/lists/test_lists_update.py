@@ -260,32 +260,14 @@ def test_a_list_url_httpx_cannot_request_is_one_config_error_line(
 def test_a_list_that_trickles_in_forever_times_out(tmp_path: Path) -> None:
     """A server that sends a byte every 50 ms, forever: each read beats the timeout, the
     whole download does not; the update ends, saying so."""
-    import socket
-    import threading
-    import time
+    from loopback import trickling
 
     from tamis.policy.lists.update import update_lists
     from tamis.policy.schema import ListEntry
 
-    stop, listener = threading.Event(), socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        conn, _ = listener.accept()
-        with conn:
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
-            while not stop.is_set():
-                conn.sendall(b"x")
-                time.sleep(0.05)
-
-    threading.Thread(target=serve, daemon=True).start()
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}/slow.txt"
     forget()
-    try:
-        [result] = update_lists([ListEntry(name="slow", source=url)], timeout=0.2)
-    finally:
-        stop.set()
-        listener.close()
+    with trickling() as url:
+        [result] = update_lists([ListEntry(name="slow", source=url + "/slow.txt")], timeout=0.2)
     assert result.failed and "timed out" in result.message, result.message
 
 
